@@ -1,0 +1,34 @@
+//! Runtime of the [`autodiff`](https://docs.rs/autodiff) crate: the derivative
+//! [`rules`] of every elementary operation, and two dynamic reverse-mode engines built on
+//! them, [`Value`] (a micrograd-style graph) and [`Tape`] (an arena whose creation order is
+//! its topological order).
+//!
+//! Most users depend on the `autodiff` facade instead, which re-exports this crate and adds
+//! the `#[grad]` attribute.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod calc;
+mod error;
+mod ext;
+pub mod rules;
+mod tape;
+mod value;
+
+pub use error::DomainError;
+pub use ext::F64Ext;
+pub use tape::{Tape, Var};
+pub use value::Value;
+
+/// Returns `x` unchanged. Inside a `#[grad]` function the result is treated as a constant:
+/// no gradient flows through it.
+///
+/// ```
+/// # use autodiff_runtime::stop_gradient;
+/// assert_eq!(stop_gradient(2.5), 2.5);
+/// ```
+#[inline]
+#[must_use]
+pub fn stop_gradient(x: f64) -> f64 {
+    x
+}

@@ -1,0 +1,5 @@
+//! placeholder
+/// placeholder
+pub struct Tape;
+/// placeholder
+pub struct Var;

@@ -1,0 +1,3 @@
+//! placeholder
+/// placeholder
+pub struct Value;
