@@ -40,5 +40,5 @@ pub mod prelude {
 /// Paths used by code that `#[grad]` generates. Not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use autodiff_runtime::rules;
+    pub use autodiff_runtime::{rules, F64Ext};
 }
