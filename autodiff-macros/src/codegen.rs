@@ -52,7 +52,7 @@ pub fn signature(function: &Function) -> TokenStream {
     let vis = &original.vis;
     let name = grad_ident(&original.sig.ident);
     let params = function.params.iter().map(|p| &p.ident);
-    let outputs = std::iter::repeat(quote!(::core::primitive::f64)).take(1 + wrt_order(function).len());
+    let outputs = std::iter::repeat(quote!(f64)).take(1 + wrt_order(function).len());
     let cfgs = original.attrs.iter().filter(|a| a.path().is_ident("cfg"));
     let doc = doc(function);
     quote! {
@@ -61,7 +61,7 @@ pub fn signature(function: &Function) -> TokenStream {
         #[must_use]
         #[inline]
         #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
-        #vis fn #name(#(#params: ::core::primitive::f64),*) -> (#(#outputs),*)
+        #vis fn #name(#(#params: f64),*) -> (#(#outputs),*)
     }
 }
 
@@ -226,12 +226,12 @@ fn forward_pass(function: &Function, activity: &Activity) -> Vec<TokenStream> {
                             quote!(_)
                         }
                     });
-                    let types = std::iter::repeat(quote!(::core::primitive::f64)).take(args.len() + 1);
+                    let types = std::iter::repeat(quote!(f64)).take(args.len() + 1);
                     quote_spanned! {node.span=>
                         let (#binding, #(#partials),*): (#(#types),*) = #grad_path(#(#values),*);
                     }
                 } else {
-                    quote_spanned!(node.span=> let #binding: ::core::primitive::f64 = #path(#(#values),*);)
+                    quote_spanned!(node.span=> let #binding: f64 = #path(#(#values),*);)
                 }
             }
         };

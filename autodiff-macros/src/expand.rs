@@ -57,3 +57,89 @@ fn stub(function: &ItemFn) -> TokenStream {
     let signature = codegen::signature(&lowered);
     quote!(#signature { ::core::unreachable!() })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::grad;
+    use quote::quote;
+
+    /// The expansion of `#[grad(args)] item`, pretty-printed.
+    fn expand(args: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> String {
+        let tokens = grad(args, item);
+        match syn::parse2::<syn::File>(tokens.clone()) {
+            Ok(file) => prettyplease::unparse(&file),
+            Err(error) => panic!("expansion does not parse ({error}): {tokens}"),
+        }
+    }
+
+    #[test]
+    fn design_example() {
+        insta::assert_snapshot!(expand(
+            quote!(),
+            quote! {
+                pub fn f(x: f64, y: f64) -> f64 { (x * y).tanh() + x.powi(2) }
+            }
+        ));
+    }
+
+    #[test]
+    fn loss_with_lets() {
+        insta::assert_snapshot!(expand(
+            quote!(),
+            quote! {
+                pub fn loss(w: f64, b: f64, x: f64) -> f64 {
+                    let z = w * x + b;
+                    let t = z.tanh();
+                    (t - 0.5).powi(2)
+                }
+            }
+        ));
+    }
+
+    #[test]
+    fn reuse_mutation_calls_and_constants() {
+        insta::assert_snapshot!(expand(
+            quote!(),
+            quote! {
+                fn g(x: f64, y: f64, unused: f64) -> f64 {
+                    let mut s = x * x;
+                    s += x.powf(2.5) / y;
+                    let scale = stop_gradient(y).exp();
+                    softplus(s) * scale - PI
+                }
+            }
+        ));
+    }
+
+    #[test]
+    fn wrt_subset() {
+        insta::assert_snapshot!(expand(
+            quote!(wrt(c, a)),
+            quote! {
+                fn h(a: f64, b: f64, c: f64) -> f64 { a * b + c.sin() * b }
+            }
+        ));
+    }
+
+    #[test]
+    fn errors_keep_the_original_and_a_stub() {
+        insta::assert_snapshot!(expand(
+            quote!(),
+            quote! {
+                fn bad(x: f64) -> f64 { let c = || x; x.frobnicate() + c() }
+            }
+        ));
+    }
+
+    #[test]
+    fn two_thousand_operations_expand() {
+        let mut body = quote!(let mut acc = x;);
+        for i in 0..1000 {
+            let k = i as f64 + 0.5;
+            body.extend(quote!(acc = (acc * #k).sin();));
+        }
+        let out = expand(quote!(), quote!(fn big(x: f64) -> f64 { #body acc }));
+        assert!(out.contains("fn big_grad(x: f64) -> (f64, f64) {"), "{out}");
+        assert_eq!(out.matches("rules::sin").count(), 1000);
+    }
+}
