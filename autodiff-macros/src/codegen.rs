@@ -100,8 +100,12 @@ pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
             quote!(0.0)
         }
     });
+    // Using `<name>_grad` uses `<name>`: no dead-code warning on the original.
+    let name = &function.original.sig.ident;
+    let params = function.params.iter().map(|_| quote!(f64));
     quote! {
         #signature {
+            let _ = #name as fn(#(#params),*) -> f64;
             #(#items)*
             #(#forward)*
             #(#reverse)*

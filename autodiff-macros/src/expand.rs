@@ -55,7 +55,7 @@ fn stub(function: &ItemFn) -> TokenStream {
         return TokenStream::new();
     };
     let signature = codegen::signature(&lowered);
-    quote!(#signature { ::core::unreachable!() })
+    quote!(#[allow(unused_variables)] #signature { ::core::unreachable!() })
 }
 
 #[cfg(test)]

@@ -40,7 +40,7 @@ pub fn lower(original: ItemFn, args: &GradArgs) -> syn::Result<Function> {
     };
     for (index, param) in params.iter_mut().enumerate() {
         param.node = lowering.push(NodeKind::Param(index), Num::Real, param.ident.span());
-        lowering.bind(&param.ident, param.node);
+        lowering.bind(&param.ident, Some(param.node));
     }
     let output = lowering.function_body(&original.block);
     let Lowering {
@@ -160,8 +160,9 @@ fn is_integer(ty: &Type) -> bool {
 
 struct Lowering {
     nodes: Vec<Node>,
-    /// Innermost scope last; each maps a local name to the node holding its value.
-    scopes: Vec<Vec<(Ident, NodeId)>>,
+    /// Innermost scope last; each maps a local name to the node holding its value (`None`
+    /// for a `let x;` not assigned yet).
+    scopes: Vec<Vec<(Ident, Option<NodeId>)>>,
     items: Vec<Item>,
     errors: Errors,
 }
@@ -183,13 +184,14 @@ impl Lowering {
         self.poisoned(span.unwrap_or_else(Span::call_site))
     }
 
-    fn bind(&mut self, ident: &Ident, node: NodeId) {
+    fn bind(&mut self, ident: &Ident, node: Option<NodeId>) {
         if let Some(scope) = self.scopes.last_mut() {
             scope.push((ident.clone(), node));
         }
     }
 
-    fn lookup(&self, ident: &Ident) -> Option<NodeId> {
+    /// The binding of a local: `Some(None)` when declared but not assigned yet.
+    fn lookup(&self, ident: &Ident) -> Option<Option<NodeId>> {
         self.scopes
             .iter()
             .rev()
@@ -208,7 +210,7 @@ impl Lowering {
             .find(|(name, _)| name == ident);
         match binding {
             Some((_, slot)) => {
-                *slot = node;
+                *slot = Some(node);
                 true
             }
             None => false,
@@ -336,46 +338,24 @@ impl Lowering {
     }
 
     fn local(&mut self, local: &Local) {
-        let init = match &local.init {
-            Some(init) => init,
-            None => {
-                self.error(
-                    local,
-                    "declare the variable with its value: `let x = …;` (#[grad] needs a value \
-                     at every `let`)",
-                );
-                return;
-            }
-        };
-        if let Some((else_token, _)) = &init.diverge {
-            self.error(else_token, "#[grad] does not support `let … else`");
-        }
         let (pat, ty) = match &local.pat {
             Pat::Type(typed) => (&*typed.pat, Some(&*typed.ty)),
             pat => (pat, None),
         };
-        let mut value = self.expr(&init.expr);
-        match ty {
-            None => {}
-            Some(ty) if is_f64(ty) => {
-                value = self.expect_real(value, &init.expr);
+        let value = match &local.init {
+            // `let x;` (or `let x: f64;`): bound, assigned later.
+            None => None,
+            Some(init) => {
+                if let Some((else_token, _)) = &init.diverge {
+                    self.error(else_token, "#[grad] does not support `let … else`");
+                }
+                let value = self.expr(&init.expr);
+                Some(self.declared_type(value, ty, &init.expr))
             }
-            Some(ty) if is_integer(ty) => {
-                let span = self.nodes[value].span;
-                value = self.push(
-                    NodeKind::Typed {
-                        arg: value,
-                        ty: ty.clone(),
-                    },
-                    Num::Int,
-                    span,
-                );
-            }
-            Some(ty) => {
-                self.error(
-                    ty,
-                    "#[grad] locals must be `f64` (or an integer type for constants)",
-                );
+        };
+        if local.init.is_none() {
+            if let Some(ty) = ty.filter(|ty| !is_f64(ty)) {
+                self.error(ty, "a `let` without a value must be an `f64`");
             }
         }
         match pat {
@@ -392,14 +372,38 @@ impl Lowering {
         }
     }
 
+    /// Applies the type written in `let name: ty = value;`.
+    fn declared_type(&mut self, value: NodeId, ty: Option<&Type>, expr: &Expr) -> NodeId {
+        match ty {
+            None => value,
+            Some(ty) if is_f64(ty) => self.expect_real(value, expr),
+            Some(ty) if is_integer(ty) => {
+                let span = self.nodes[value].span;
+                let arg = value;
+                self.push(NodeKind::Typed { arg, ty: ty.clone() }, Num::Int, span)
+            }
+            Some(ty) => self.error(
+                ty,
+                "#[grad] locals must be `f64` (or an integer type for constants)",
+            ),
+        }
+    }
+
     /// Lowers an expression to the node holding its value.
     fn expr(&mut self, expr: &Expr) -> NodeId {
         match expr {
             Expr::Lit(lit) => self.literal(&lit.lit),
             Expr::Path(path) if path.qself.is_none() => {
                 if let Some(ident) = path.path.get_ident() {
-                    if let Some(node) = self.lookup(ident) {
-                        return node;
+                    match self.lookup(ident) {
+                        Some(Some(node)) => return node,
+                        Some(None) => {
+                            return self.error(
+                                ident,
+                                format!("`{ident}` is read before it is assigned a value"),
+                            )
+                        }
+                        None => {}
                     }
                 }
                 if has_generic_args(&path.path) {
@@ -427,7 +431,7 @@ impl Lowering {
                     "#[grad] does not support dereferencing; parameters and locals are `f64` values",
                 ),
                 _ => self.error(
-                    &unary.op,
+                    unary.op,
                     "this operator is not supported by #[grad]; supported: `+ - * /` and unary `-`",
                 ),
             },
@@ -458,7 +462,7 @@ impl Lowering {
                     }
                     _ => {
                         return self.error(
-                            &binary.op,
+                            binary.op,
                             "this operator is not supported by #[grad]; \
                              supported: `+ - * /`, unary `-` and `+= -= *= /=`",
                         )
@@ -517,7 +521,7 @@ impl Lowering {
                 .unwrap_or_else(|| self.poisoned(block.span())),
             Expr::Block(block) => self.error(block, "#[grad] does not support labeled blocks"),
             Expr::Unsafe(block) => {
-                self.error(&block.unsafe_token, "#[grad] does not support `unsafe` blocks")
+                self.error(block.unsafe_token, "#[grad] does not support `unsafe` blocks")
             }
             Expr::Closure(closure) => self.error(
                 closure,
@@ -671,27 +675,13 @@ impl Lowering {
     }
 
     /// An operation node, after checking each argument's kind against the table.
+    /// Operators on integers and constants of unknown type are integer arithmetic
+    /// (`N + 1`); an integer mixed with an `f64` is an error, as in Rust.
     fn op(&mut self, op: &'static Op, args: Vec<NodeId>, exprs: &[&Expr]) -> NodeId {
-        let mut checked = Vec::with_capacity(args.len());
-        for ((&arg, kind), expr) in args.iter().zip(op.args).zip(exprs) {
-            checked.push(match kind {
-                Arg::Real => self.expect_real(arg, expr),
-                Arg::Int if self.nodes[arg].num == Num::Real => self.error(
-                    expr,
-                    format!(
-                        "`{}` takes an integer (`i32`) here; for a real exponent use `powf`",
-                        op.name
-                    ),
-                ),
-                Arg::Int => arg,
-            });
-        }
-        let num = if op.args.len() <= 2
-            && matches!(op.syntax, ops::Syntax::Operator(_))
-            && checked.iter().all(|&a| self.nodes[a].num != Num::Real)
-        {
-            // Arithmetic on constants of unknown or integer type stays that type.
-            if checked.iter().all(|&a| self.nodes[a].num == Num::Int) {
+        let is_operator = matches!(op.syntax, ops::Syntax::Operator(_));
+        let any_real = args.iter().any(|&a| self.nodes[a].num == Num::Real);
+        let num = if is_operator && !any_real {
+            if args.iter().all(|&a| self.nodes[a].num == Num::Int) {
                 Num::Int
             } else {
                 Num::Unknown
@@ -699,6 +689,20 @@ impl Lowering {
         } else {
             Num::Real
         };
+        let mut checked = Vec::with_capacity(args.len());
+        for ((&arg, kind), expr) in args.iter().zip(op.args).zip(exprs) {
+            checked.push(match kind {
+                Arg::Real if num == Num::Real => self.expect_real(arg, expr),
+                Arg::Int if self.nodes[arg].num == Num::Real => self.error(
+                    expr,
+                    format!(
+                        "`{}` takes an integer (`i32`) here; for a real exponent use `powf`",
+                        op.name
+                    ),
+                ),
+                Arg::Real | Arg::Int => arg,
+            });
+        }
         let span = exprs.first().map_or_else(Span::call_site, |e| e.span());
         self.push(NodeKind::Op { op, args: checked }, num, span)
     }

@@ -1,0 +1,38 @@
+//! Helpers shared by the integration tests: finite differences and tolerant comparison.
+#![allow(dead_code)]
+
+/// Central finite difference of `f` along coordinate `i` at `point`.
+pub fn central_difference(f: impl Fn(&[f64]) -> f64, point: &[f64], i: usize) -> f64 {
+    let h = 1e-6 * point[i].abs().max(1.0);
+    let mut plus = point.to_vec();
+    let mut minus = point.to_vec();
+    plus[i] += h;
+    minus[i] -= h;
+    (f(&plus) - f(&minus)) / (plus[i] - minus[i])
+}
+
+/// The whole gradient of `f` at `point` by central differences.
+pub fn fd_gradient(f: impl Fn(&[f64]) -> f64, point: &[f64]) -> Vec<f64> {
+    (0..point.len())
+        .map(|i| central_difference(&f, point, i))
+        .collect()
+}
+
+/// Asserts `actual ≈ expected` to a relative (or, near zero, absolute) tolerance.
+#[track_caller]
+pub fn assert_close(actual: f64, expected: f64, tolerance: f64, what: &str) {
+    let scale = expected.abs().max(1.0);
+    assert!(
+        (actual - expected).abs() <= tolerance * scale,
+        "{what}: got {actual}, expected {expected} (tolerance {tolerance})"
+    );
+}
+
+/// Asserts two gradients agree entry by entry.
+#[track_caller]
+pub fn assert_all_close(actual: &[f64], expected: &[f64], tolerance: f64, what: &str) {
+    assert_eq!(actual.len(), expected.len(), "{what}: lengths differ");
+    for (i, (a, e)) in actual.iter().zip(expected).enumerate() {
+        assert_close(*a, *e, tolerance, &format!("{what}[{i}]"));
+    }
+}
