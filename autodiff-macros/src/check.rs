@@ -71,22 +71,10 @@ pub fn check(function: &Function) -> syn::Result<Activity> {
                 .iter()
                 .any(|&(_, arg)| varied[arg]),
         };
-        let lost = match &node.kind {
-            NodeKind::Op { op, args } => args
-                .iter()
-                .zip(op.args)
-                .find(|(arg, kind)| **kind == Arg::Int && varied[**arg])
-                .map(|(&arg, _)| (arg, format!("the argument of `{}` here must be a constant integer, but it depends on a differentiated parameter", op.name))),
-            NodeKind::Cast { arg, ty } if !is_f64(ty) && varied[*arg] => Some((
-                *arg,
-                "converting a differentiated value to an integer loses its gradient; \
-                 wrap it in `stop_gradient(..)` if that is intended"
-                    .to_string(),
-            )),
-            _ => None,
-        };
-        if let Some((arg, message)) = lost {
-            errors.push(syn::Error::new(nodes[arg].span, message));
+    }
+    for (node, error) in &function.constant_uses {
+        if varied[*node] {
+            errors.push(error.clone());
         }
     }
 

@@ -31,13 +31,15 @@ pub fn grad_ident(ident: &Ident) -> Ident {
     Ident::new(&format!("{name}_grad"), ident.span())
 }
 
-/// A generated local: hygienic (`Span::mixed_site`), so it can never name a user's variable.
+/// A generated local. `Span::mixed_site` keeps it apart from the user's local variables;
+/// the `__` prefix keeps it apart from the user's items (a `const` of the same name would
+/// turn the `let` into a pattern, and mixed-site hygiene resolves items at the call site).
 fn slot(kind: &str, node: NodeId) -> Ident {
-    Ident::new(&format!("{kind}_{node}"), Span::mixed_site())
+    Ident::new(&format!("__{kind}_{node}"), Span::mixed_site())
 }
 
 fn partial_slot(node: NodeId, position: usize) -> Ident {
-    Ident::new(&format!("partial_{node}_{position}"), Span::mixed_site())
+    Ident::new(&format!("__partial_{node}_{position}"), Span::mixed_site())
 }
 
 /// The path of a rule in the runtime, reached through the facade.

@@ -30,6 +30,10 @@ pub struct Function {
     pub wrt: Vec<usize>,
     /// `const` and `use` items declared inside the body, copied into the generated function.
     pub items: Vec<syn::Item>,
+    /// Values that must be constants (an integer exponent, a conversion to an integer), with
+    /// the error to report, under the user's tokens, if one depends on a differentiated
+    /// parameter after all.
+    pub constant_uses: Vec<(NodeId, syn::Error)>,
     /// The nodes of the body, in evaluation order.
     pub body: Body,
 }
@@ -40,7 +44,7 @@ pub struct Param {
     pub ident: Ident,
     /// Its node in the body.
     pub node: NodeId,
-    /// Whether a partial with respect to it is returned.
+    /// Whether it is differentiated (it is, unless `wrt(..)` leaves it out).
     pub wrt: bool,
 }
 

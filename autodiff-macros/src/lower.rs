@@ -36,6 +36,7 @@ pub fn lower(original: ItemFn, args: &GradArgs) -> syn::Result<Function> {
         nodes: Vec::new(),
         scopes: vec![Vec::new()],
         items: Vec::new(),
+        constant_uses: Vec::new(),
         errors,
     };
     for (index, param) in params.iter_mut().enumerate() {
@@ -46,6 +47,7 @@ pub fn lower(original: ItemFn, args: &GradArgs) -> syn::Result<Function> {
     let Lowering {
         nodes,
         items,
+        constant_uses,
         errors,
         ..
     } = lowering;
@@ -61,6 +63,7 @@ pub fn lower(original: ItemFn, args: &GradArgs) -> syn::Result<Function> {
         params,
         wrt,
         items,
+        constant_uses,
         body: Body { nodes, output },
     })
 }
@@ -164,6 +167,7 @@ struct Lowering {
     /// for a `let x;` not assigned yet).
     scopes: Vec<Vec<(Ident, Option<NodeId>)>>,
     items: Vec<Item>,
+    constant_uses: Vec<(NodeId, syn::Error)>,
     errors: Errors,
 }
 
@@ -500,7 +504,16 @@ impl Lowering {
                     if self.nodes[arg].num == Num::Real {
                         return arg; // `x as f64` of an f64 is x itself.
                     }
-                } else if !is_integer(&cast.ty) {
+                } else if is_integer(&cast.ty) {
+                    self.constant_uses.push((
+                        arg,
+                        syn::Error::new_spanned(
+                            cast,
+                            "converting a differentiated value to an integer loses its \
+                             gradient; wrap it in `stop_gradient(..)` if that is intended",
+                        ),
+                    ));
+                } else {
                     return self.error(
                         &cast.ty,
                         "#[grad] supports `as f64` and casts of constants to integer types",
@@ -700,7 +713,21 @@ impl Lowering {
                         op.name
                     ),
                 ),
-                Arg::Real | Arg::Int => arg,
+                Arg::Int => {
+                    self.constant_uses.push((
+                        arg,
+                        syn::Error::new_spanned(
+                            expr,
+                            format!(
+                                "this argument of `{}` must be a constant integer, but it \
+                                 depends on a differentiated parameter",
+                                op.name
+                            ),
+                        ),
+                    ));
+                    arg
+                }
+                Arg::Real => arg,
             });
         }
         let span = exprs.first().map_or_else(Span::call_site, |e| e.span());

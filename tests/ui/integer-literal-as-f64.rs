@@ -1,0 +1,8 @@
+use autodiff::prelude::*;
+
+#[grad]
+fn f(x: f64) -> f64 {
+    x * 2
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use autodiff::prelude::*;
+
+#[grad]
+struct S {
+    x: f64,
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use autodiff::prelude::*;
+
+#[grad]
+fn f<T>(x: f64) -> f64 {
+    x * 2.0
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use autodiff::prelude::*;
+
+#[grad]
+fn f(x: f64) -> f64 {
+    x.rem_euclid(2.0) + x.sin()
+}
+
+fn main() {}
