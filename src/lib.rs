@@ -29,7 +29,7 @@ extern crate self as autodiff;
 
 pub use autodiff_macros::grad;
 pub use autodiff_runtime::{
-    calc, rules, stop_gradient, DomainError, F64Ext, Tape, Value, Var,
+    calc, rules, stop_gradient, DomainError, F64Ext, Gradient, Operand, Tape, Value, Var,
 };
 
 /// Everything a user of `#[grad]` and the engines needs: `use autodiff::prelude::*;`.

@@ -144,13 +144,37 @@ fn check2(
 ) {
     for &(x, y) in points {
         let (value, dx, dy) = g(x, y);
-        assert_eq!(value.to_bits(), f(x, y).to_bits(), "{name} value at ({x}, {y})");
+        assert_eq!(
+            value.to_bits(),
+            f(x, y).to_bits(),
+            "{name} value at ({x}, {y})"
+        );
         let (cx, cy) = closed(x, y);
-        assert_close(dx, cx, 1e-12, &format!("{name} ∂x closed form at ({x}, {y})"));
-        assert_close(dy, cy, 1e-12, &format!("{name} ∂y closed form at ({x}, {y})"));
+        assert_close(
+            dx,
+            cx,
+            1e-12,
+            &format!("{name} ∂x closed form at ({x}, {y})"),
+        );
+        assert_close(
+            dy,
+            cy,
+            1e-12,
+            &format!("{name} ∂y closed form at ({x}, {y})"),
+        );
         let wrap = |p: &[f64]| f(p[0], p[1]);
-        assert_close(dx, central_difference(wrap, &[x, y], 0), 1e-6, &format!("{name} ∂x fd"));
-        assert_close(dy, central_difference(wrap, &[x, y], 1), 1e-6, &format!("{name} ∂y fd"));
+        assert_close(
+            dx,
+            central_difference(wrap, &[x, y], 0),
+            1e-6,
+            &format!("{name} ∂x fd"),
+        );
+        assert_close(
+            dy,
+            central_difference(wrap, &[x, y], 1),
+            1e-6,
+            &format!("{name} ∂y fd"),
+        );
     }
 }
 

@@ -250,7 +250,10 @@ fn constructs_match_finite_differences() {
 #[test]
 fn values_are_bit_for_bit_the_originals() {
     for (x, y) in [(0.3, 0.7), (-0.4, 0.2), (1.1, -0.6)] {
-        assert_eq!(shared_subexpression_grad(x, y).0.to_bits(), shared_subexpression(x, y).to_bits());
+        assert_eq!(
+            shared_subexpression_grad(x, y).0.to_bits(),
+            shared_subexpression(x, y).to_bits()
+        );
         assert_eq!(shadowing_grad(x, y).0.to_bits(), shadowing(x, y).to_bits());
         assert_eq!(mutation_grad(x, y).0.to_bits(), mutation(x, y).to_bits());
         assert_eq!(constants_grad(x, y).0.to_bits(), constants(x, y).to_bits());
@@ -318,13 +321,29 @@ fn deep(x: f64, y: f64) -> f64 {
     let mut a = x;
     let mut b = y;
     let mut c;
-    c = (a * b).sin() + a; a = b; b = c;
-    c = (a * b).sin() + a; a = b; b = c;
-    c = (a * b).sin() + a; a = b; b = c;
-    c = (a * b).sin() + a; a = b; b = c;
-    c = (a * b).sin() + a; a = b; b = c;
-    c = (a * b).sin() + a; a = b; b = c;
-    c = (a * b).sin() + a; a = b; b = c;
-    c = (a * b).sin() + a; a = b; b = c;
+    c = (a * b).sin() + a;
+    a = b;
+    b = c;
+    c = (a * b).sin() + a;
+    a = b;
+    b = c;
+    c = (a * b).sin() + a;
+    a = b;
+    b = c;
+    c = (a * b).sin() + a;
+    a = b;
+    b = c;
+    c = (a * b).sin() + a;
+    a = b;
+    b = c;
+    c = (a * b).sin() + a;
+    a = b;
+    b = c;
+    c = (a * b).sin() + a;
+    a = b;
+    b = c;
+    c = (a * b).sin() + a;
+    a = b;
+    b = c;
     a * b + c
 }

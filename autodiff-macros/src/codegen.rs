@@ -69,7 +69,11 @@ pub fn signature(function: &Function) -> TokenStream {
 
 fn doc(function: &Function) -> String {
     let name = function.original.sig.ident.to_string();
-    let params: Vec<String> = function.params.iter().map(|p| p.ident.to_string()).collect();
+    let params: Vec<String> = function
+        .params
+        .iter()
+        .map(|p| p.ident.to_string())
+        .collect();
     let partials: Vec<String> = wrt_order(function)
         .iter()
         .map(|&i| format!("∂{name}/∂{}", params[i]))
@@ -282,7 +286,9 @@ fn reverse_sweep(function: &Function, activity: &Activity) -> (Vec<TokenStream>,
                     Partial::Primal(other) => (false, Some(primal(function, args[other]))),
                     Partial::Rule(_) => (false, Some(partial_slot(id, real).into_token_stream())),
                 },
-                NodeKind::Call { .. } => (false, Some(partial_slot(id, position).into_token_stream())),
+                NodeKind::Call { .. } => {
+                    (false, Some(partial_slot(id, position).into_token_stream()))
+                }
                 _ => (false, None),
             };
             contributions.push(Contribution {

@@ -21,8 +21,8 @@ use proc_macro2::Span;
 use quote::{quote, ToTokens};
 use syn::spanned::Spanned;
 use syn::{
-    BinOp, Block, Expr, FnArg, Ident, Item, ItemFn, Lit, Local, Pat, Path, ReturnType, Stmt,
-    Type, UnOp,
+    BinOp, Block, Expr, FnArg, Ident, Item, ItemFn, Lit, Local, Pat, Path, ReturnType, Stmt, Type,
+    UnOp,
 };
 
 const STRAIGHT_LINE: &str = "#[grad] differentiates straight-line code for now; \
@@ -140,7 +140,10 @@ fn signature(item: &ItemFn, args: &GradArgs, errors: &mut Errors) -> Vec<Param> 
             } else if let Some(param) = params.iter_mut().find(|p| p.ident == *name) {
                 param.wrt = true;
             } else {
-                errors.at(name, format!("`wrt` names `{name}`, which is not a parameter"));
+                errors.at(
+                    name,
+                    format!("`wrt` names `{name}`, which is not a parameter"),
+                );
             }
         }
     }
@@ -183,7 +186,11 @@ impl Lowering {
     }
 
     fn error(&mut self, tokens: impl ToTokens, message: impl std::fmt::Display) -> NodeId {
-        let span = tokens.to_token_stream().into_iter().next().map(|t| t.span());
+        let span = tokens
+            .to_token_stream()
+            .into_iter()
+            .next()
+            .map(|t| t.span());
         self.errors.at(tokens, message);
         self.poisoned(span.unwrap_or_else(Span::call_site))
     }
@@ -333,7 +340,10 @@ impl Lowering {
         match ident {
             Some(ident) if self.assign(ident, value) => {}
             Some(ident) => {
-                self.error(ident, format!("`{ident}` is not a local variable of this function"));
+                self.error(
+                    ident,
+                    format!("`{ident}` is not a local variable of this function"),
+                );
             }
             None => {
                 self.error(target, "#[grad] can assign only to local `f64` variables");
@@ -384,7 +394,14 @@ impl Lowering {
             Some(ty) if is_integer(ty) => {
                 let span = self.nodes[value].span;
                 let arg = value;
-                self.push(NodeKind::Typed { arg, ty: ty.clone() }, Num::Int, span)
+                self.push(
+                    NodeKind::Typed {
+                        arg,
+                        ty: ty.clone(),
+                    },
+                    Num::Int,
+                    span,
+                )
             }
             Some(ty) => self.error(
                 ty,
@@ -601,11 +618,15 @@ impl Lowering {
 
     fn literal(&mut self, lit: &Lit) -> NodeId {
         match lit {
-            Lit::Float(float) if matches!(float.suffix(), "" | "f64") => {
-                self.push(NodeKind::Const(float.to_token_stream()), Num::Real, float.span())
-            }
+            Lit::Float(float) if matches!(float.suffix(), "" | "f64") => self.push(
+                NodeKind::Const(float.to_token_stream()),
+                Num::Real,
+                float.span(),
+            ),
             Lit::Float(float) => self.error(float, "#[grad] computes in `f64`: drop the suffix"),
-            Lit::Int(int) => self.push(NodeKind::Const(int.to_token_stream()), Num::Int, int.span()),
+            Lit::Int(int) => {
+                self.push(NodeKind::Const(int.to_token_stream()), Num::Int, int.span())
+            }
             lit => self.error(lit, "#[grad] supports only numeric literals"),
         }
     }
@@ -622,7 +643,10 @@ impl Lowering {
             }
         };
         if has_generic_args(path) {
-            return self.error(path, "#[grad] does not support calls with generic arguments");
+            return self.error(
+                path,
+                "#[grad] does not support calls with generic arguments",
+            );
         }
         let Some(last) = path.segments.last() else {
             return self.poisoned(call.span());

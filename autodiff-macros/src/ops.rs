@@ -189,7 +189,11 @@ pub const OPS: &[Op] = &[
     unary!("acosh", Syntax::Method, "1/√(x²-1)"),
     unary!("atanh", Syntax::Method, "1/(1-x²)"),
     unary!("abs", Syntax::Method, "sign x; abs'(0) = 0"),
-    unary!("relu", Syntax::ExtMethod, "1 if x > 0, else 0; relu'(0) = 0"),
+    unary!(
+        "relu",
+        Syntax::ExtMethod,
+        "1 if x > 0, else 0; relu'(0) = 0"
+    ),
     unary!("sigmoid", Syntax::ExtMethod, "σ(x)·(1-σ(x))"),
     binary!("max", "(1, 0) if x >= y else (0, 1); a tie goes to x"),
     binary!("min", "(1, 0) if x <= y else (0, 1); a tie goes to x"),
@@ -223,8 +227,9 @@ pub const OPS: &[Op] = &[
 
 /// The operator written `symbol` with `arity` operands, if supported.
 pub fn operator(symbol: &str, arity: usize) -> Option<&'static Op> {
-    OPS.iter()
-        .find(|op| matches!(op.syntax, Syntax::Operator(s) if s == symbol) && op.args.len() == arity)
+    OPS.iter().find(|op| {
+        matches!(op.syntax, Syntax::Operator(s) if s == symbol) && op.args.len() == arity
+    })
 }
 
 /// The method called `name`, if supported (inherent `f64` or `F64Ext`).
@@ -314,7 +319,10 @@ mod tests {
         let readme = std::fs::read_to_string(path).expect("README.md is readable");
         let start = "<!-- ops-table:start -->\n";
         let end = "<!-- ops-table:end -->";
-        let from = readme.find(start).expect("README has the ops table markers") + start.len();
+        let from = readme
+            .find(start)
+            .expect("README has the ops table markers")
+            + start.len();
         let to = readme[from..].find(end).expect("end marker") + from;
         let table = markdown_table();
         if std::env::var_os("UPDATE_README").is_some() {

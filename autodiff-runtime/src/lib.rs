@@ -17,7 +17,7 @@ mod value;
 
 pub use error::DomainError;
 pub use ext::F64Ext;
-pub use tape::{Tape, Var};
+pub use tape::{Gradient, Operand, Tape, Var};
 pub use value::Value;
 
 /// Returns `x` unchanged. Inside a `#[grad]` function the result is treated as a constant:

@@ -81,12 +81,14 @@ pub fn recip(x: f64) -> (f64, f64) {
 #[inline]
 #[must_use]
 pub fn powi(x: f64, n: i32) -> (f64, f64) {
-    let partial = if n == 0 {
-        0.0
-    } else {
-        f64::from(n) * x.powi(n - 1)
+    let value = x.powi(n);
+    let partial = match n {
+        0 => 0.0,
+        // `n - 1` would overflow: xⁿ⁻¹ = xⁿ / x.
+        i32::MIN => f64::from(n) * (value / x),
+        _ => f64::from(n) * x.powi(n - 1),
     };
-    (x.powi(n), partial)
+    (value, partial)
 }
 
 /// `x.powf(y)`. Partials: `(y·x^(y-1), xʸ·ln x)`.
@@ -170,8 +172,8 @@ pub fn exp2(x: f64) -> (f64, f64) {
 #[inline]
 #[must_use]
 pub fn exp_m1(x: f64) -> (f64, f64) {
-    let value = x.exp_m1();
-    (value, value + 1.0)
+    // Not `value + 1`: for x < 0 that cancels, and loses every digit below x ≈ -37.
+    (x.exp_m1(), x.exp())
 }
 
 /// `x.ln()`. Partial: `1/x`.
@@ -342,7 +344,11 @@ pub fn sigmoid(x: f64) -> (f64, f64) {
 #[must_use]
 pub fn max(x: f64, y: f64) -> (f64, f64, f64) {
     let first = x >= y || y.is_nan();
-    (x.max(y), f64::from(u8::from(first)), f64::from(u8::from(!first)))
+    (
+        x.max(y),
+        f64::from(u8::from(first)),
+        f64::from(u8::from(!first)),
+    )
 }
 
 /// `x.min(y)`. Partials: `(1, 0)` when `x <= y` (a tie goes to the first argument),
@@ -352,7 +358,11 @@ pub fn max(x: f64, y: f64) -> (f64, f64, f64) {
 #[must_use]
 pub fn min(x: f64, y: f64) -> (f64, f64, f64) {
     let first = x <= y || y.is_nan();
-    (x.min(y), f64::from(u8::from(first)), f64::from(u8::from(!first)))
+    (
+        x.min(y),
+        f64::from(u8::from(first)),
+        f64::from(u8::from(!first)),
+    )
 }
 
 /// `x.hypot(y)` = `√(x²+y²)`. Partials: `(x/h, y/h)`.

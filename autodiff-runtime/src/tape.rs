@@ -1,5 +1,629 @@
-//! placeholder
-/// placeholder
-pub struct Tape;
-/// placeholder
-pub struct Var;
+//! [`Tape`]: an arena engine whose creation order is its topological order.
+//!
+//! Every operation on a [`Var`] appends one node to its tape: its value and up to two
+//! `(parent index, local partial)` pairs, in parallel arrays (struct of arrays). A node is
+//! appended only after its parents, so a sweep from the newest node to the oldest is a
+//! valid reverse pass: no sort, no reference counting, no allocation per node. The rare
+//! node with a third variable operand ([`Var::mul_add`], [`Var::clamp`]) keeps its third
+//! edge in a side list ordered by node, walked in step with the sweep.
+//!
+//! Constant `f64` operands are not nodes: they get no adjoint, and their partials are
+//! not stored (`x.powf(2.0)` never evaluates `ln x`).
+
+use std::cell::RefCell;
+use std::fmt;
+use std::ops::{Add, AddAssign, Div, DivAssign, Index, Mul, MulAssign, Neg, Sub, SubAssign};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::rules;
+
+/// Marks an unused parent slot.
+const NONE: u32 = u32::MAX;
+
+static NEXT_TAPE_ID: AtomicU64 = AtomicU64::new(0);
+
+fn fresh_id() -> u64 {
+    NEXT_TAPE_ID.fetch_add(1, Ordering::Relaxed)
+}
+
+/// An arena of nodes recorded by operations on [`Var`]s, differentiated by
+/// [`Var::gradient`].
+///
+/// The tape is borrowed by its variables, so it cannot be cleared or dropped while a
+/// [`Var`] is alive. [`Tape::clear`] forgets every node and keeps the allocation, for the
+/// next evaluation.
+///
+/// ```
+/// use autodiff_runtime::Tape;
+///
+/// let tape = Tape::new();
+/// let x = tape.var(0.5);
+/// let y = tape.var(-1.0);
+/// let f = (x * y).tanh() + x.powi(2);
+/// let grad = f.gradient();
+/// let t = (0.5f64 * -1.0).tanh();
+/// assert_eq!(f.value(), t + 0.25);
+/// assert!((grad.wrt(x) - ((1.0 - t * t) * -1.0 + 2.0 * 0.5)).abs() < 1e-15);
+/// assert!((grad[y] - (1.0 - t * t) * 0.5).abs() < 1e-15);
+/// ```
+pub struct Tape {
+    /// Identifies this tape (and its contents since the last [`Tape::clear`]) in the
+    /// [`Gradient`]s it produces.
+    id: u64,
+    nodes: RefCell<Nodes>,
+}
+
+#[derive(Default)]
+struct Nodes {
+    values: Vec<f64>,
+    parents: Vec<[u32; 2]>,
+    partials: Vec<[f64; 2]>,
+    /// Third edges, in increasing node order.
+    third: Vec<ThirdEdge>,
+}
+
+struct ThirdEdge {
+    node: u32,
+    parent: u32,
+    partial: f64,
+}
+
+impl Nodes {
+    fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    fn clear(&mut self) {
+        self.values.clear();
+        self.parents.clear();
+        self.partials.clear();
+        self.third.clear();
+    }
+}
+
+impl Default for Tape {
+    fn default() -> Tape {
+        Tape::new()
+    }
+}
+
+impl fmt::Debug for Tape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tape").field("len", &self.len()).finish()
+    }
+}
+
+impl Tape {
+    /// An empty tape.
+    #[must_use]
+    pub fn new() -> Tape {
+        Tape {
+            id: fresh_id(),
+            nodes: RefCell::new(Nodes::default()),
+        }
+    }
+
+    /// An empty tape with room for `nodes` nodes before it reallocates.
+    #[must_use]
+    pub fn with_capacity(nodes: usize) -> Tape {
+        Tape {
+            id: fresh_id(),
+            nodes: RefCell::new(Nodes {
+                values: Vec::with_capacity(nodes),
+                parents: Vec::with_capacity(nodes),
+                partials: Vec::with_capacity(nodes),
+                third: Vec::new(),
+            }),
+        }
+    }
+
+    /// A new input (a leaf) holding `value`.
+    ///
+    /// # Panics
+    /// If the tape already holds `u32::MAX - 1` nodes.
+    pub fn var(&self, value: f64) -> Var<'_> {
+        self.push(value, &[])
+    }
+
+    /// The number of nodes recorded: inputs and results of operations.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.nodes.borrow().len()
+    }
+
+    /// Whether no node has been recorded.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Forgets every node, keeping the allocation. Gradients computed before no longer
+    /// apply to the tape: using one with a new [`Var`] panics.
+    pub fn clear(&mut self) {
+        self.nodes.get_mut().clear();
+        self.id = fresh_id();
+    }
+
+    /// Appends a node with the given `(parent, partial)` edges (at most three).
+    fn push(&self, value: f64, edges: &[(u32, f64)]) -> Var<'_> {
+        debug_assert!(edges.len() <= 3);
+        let mut nodes = self.nodes.borrow_mut();
+        let index = match u32::try_from(nodes.len()) {
+            Ok(index) if index != NONE => index,
+            _ => panic!("a Tape holds at most {} nodes", NONE),
+        };
+        let mut parents = [NONE; 2];
+        let mut partials = [0.0; 2];
+        for (slot, &(parent, partial)) in edges.iter().enumerate() {
+            if slot < 2 {
+                parents[slot] = parent;
+                partials[slot] = partial;
+            } else {
+                nodes.third.push(ThirdEdge {
+                    node: index,
+                    parent,
+                    partial,
+                });
+            }
+        }
+        nodes.values.push(value);
+        nodes.parents.push(parents);
+        nodes.partials.push(partials);
+        Var { tape: self, index }
+    }
+
+    fn value(&self, index: u32) -> f64 {
+        self.nodes.borrow().values[index as usize]
+    }
+}
+
+/// A node of a [`Tape`]: an input from [`Tape::var`] or the result of an operation.
+///
+/// A small `Copy` handle (the tape and an index). Arithmetic (`+ - * /`, unary `-`) works
+/// between `Var`s of the same tape and with `f64` on either side; the functions are methods
+/// named like their `f64` counterparts. Methods with a second operand take a [`Var`] or an
+/// `f64` (a constant, which gets no adjoint and adds no node).
+///
+/// # Panics
+/// Combining `Var`s of two different tapes panics.
+#[derive(Clone, Copy)]
+pub struct Var<'t> {
+    tape: &'t Tape,
+    index: u32,
+}
+
+/// The second or third operand of a [`Var`] method: another variable of the same tape, or
+/// a constant. Built by `From`, so such methods take a `Var` or an `f64` directly.
+///
+/// ```
+/// use autodiff_runtime::Tape;
+///
+/// let tape = Tape::new();
+/// let (x, y) = (tape.var(3.0), tape.var(4.0));
+/// assert_eq!(x.hypot(y).value(), 5.0);
+/// assert_eq!(x.hypot(4.0).value(), 5.0);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub enum Operand<'t> {
+    /// A variable: it receives an adjoint.
+    Var(Var<'t>),
+    /// A constant: no adjoint, no node.
+    Const(f64),
+}
+
+impl<'t> From<Var<'t>> for Operand<'t> {
+    fn from(var: Var<'t>) -> Operand<'t> {
+        Operand::Var(var)
+    }
+}
+
+impl<'t> From<&Var<'t>> for Operand<'t> {
+    fn from(var: &Var<'t>) -> Operand<'t> {
+        Operand::Var(*var)
+    }
+}
+
+impl From<f64> for Operand<'_> {
+    fn from(value: f64) -> Self {
+        Operand::Const(value)
+    }
+}
+
+impl<'t> Operand<'t> {
+    /// The value and, for a variable, its index.
+    fn resolve(self, tape: &Tape) -> (f64, Option<u32>) {
+        match self {
+            Operand::Var(var) => {
+                var.check_tape(tape);
+                (var.value(), Some(var.index))
+            }
+            Operand::Const(value) => (value, None),
+        }
+    }
+}
+
+impl fmt::Debug for Var<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Var")
+            .field("index", &self.index)
+            .field("value", &self.value())
+            .finish()
+    }
+}
+
+impl<'t> Var<'t> {
+    /// The value computed in the forward pass.
+    #[must_use]
+    pub fn value(self) -> f64 {
+        self.tape.value(self.index)
+    }
+
+    /// The position of this node on its tape (creation order), the index of its adjoint in
+    /// [`Gradient::as_slice`].
+    #[must_use]
+    pub fn index(self) -> usize {
+        self.index as usize
+    }
+
+    /// The gradient of `self`: the adjoint of every node of the tape, from one sweep that
+    /// seeds `self` with 1 and visits the nodes from `self` down to the oldest.
+    ///
+    /// Nodes that `self` does not depend on (created later, or unrelated) get 0 and their
+    /// partials are never used.
+    #[must_use]
+    pub fn gradient(self) -> Gradient {
+        let nodes = self.tape.nodes.borrow();
+        let len = nodes.len();
+        let out = self.index as usize;
+        let mut adjoints = vec![0.0; len];
+        // Whether a node is an ancestor of `self` (or `self`): only those propagate, so an
+        // unrelated node with an infinite partial cannot turn a 0 into NaN.
+        let mut reached = vec![false; out + 1];
+        adjoints[out] = 1.0;
+        reached[out] = true;
+        let third = &nodes.third;
+        let mut next_third = third.partition_point(|edge| edge.node as usize <= out);
+        for i in (0..=out).rev() {
+            let third_edge = match next_third.checked_sub(1) {
+                Some(t) if third[t].node as usize == i => {
+                    next_third = t;
+                    Some(&third[t])
+                }
+                _ => None,
+            };
+            if !reached[i] {
+                continue;
+            }
+            let adjoint = adjoints[i];
+            let parents = nodes.parents[i];
+            let partials = nodes.partials[i];
+            for (&parent, &partial) in parents.iter().zip(&partials) {
+                if parent != NONE {
+                    let parent = parent as usize;
+                    adjoints[parent] += partial * adjoint;
+                    reached[parent] = true;
+                }
+            }
+            if let Some(edge) = third_edge {
+                let parent = edge.parent as usize;
+                adjoints[parent] += edge.partial * adjoint;
+                reached[parent] = true;
+            }
+        }
+        Gradient {
+            tape: self.tape.id,
+            adjoints,
+        }
+    }
+
+    fn check_tape(self, tape: &Tape) {
+        assert!(
+            std::ptr::eq(self.tape, tape),
+            "cannot combine Vars of different Tapes"
+        );
+    }
+
+    fn unary(self, rule: impl FnOnce(f64) -> (f64, f64)) -> Var<'t> {
+        let (value, d) = rule(self.value());
+        self.tape.push(value, &[(self.index, d)])
+    }
+
+    /// `self <op> other`; a constant `other` gets no edge.
+    fn binary(self, other: Operand<'t>, rule: impl FnOnce(f64, f64) -> (f64, f64, f64)) -> Var<'t> {
+        match other.resolve(self.tape) {
+            (y, Some(other)) => {
+                let (value, d0, d1) = rule(self.value(), y);
+                self.tape.push(value, &[(self.index, d0), (other, d1)])
+            }
+            (c, None) => {
+                let (value, d0, _) = rule(self.value(), c);
+                self.tape.push(value, &[(self.index, d0)])
+            }
+        }
+    }
+
+    /// `c <op> self` with a constant on the left.
+    fn const_left(self, c: f64, rule: impl FnOnce(f64, f64) -> (f64, f64, f64)) -> Var<'t> {
+        let (value, _, d) = rule(c, self.value());
+        self.tape.push(value, &[(self.index, d)])
+    }
+
+    /// `op(self, a, b)`; constant operands get no edge.
+    fn ternary(
+        self,
+        a: Operand<'t>,
+        b: Operand<'t>,
+        rule: impl FnOnce(f64, f64, f64) -> (f64, f64, f64, f64),
+    ) -> Var<'t> {
+        let (a, a_index) = a.resolve(self.tape);
+        let (b, b_index) = b.resolve(self.tape);
+        let (value, dx, da, db) = rule(self.value(), a, b);
+        let mut edges = [(self.index, dx), (0, 0.0), (0, 0.0)];
+        let mut len = 1;
+        for (index, partial) in [(a_index, da), (b_index, db)] {
+            if let Some(index) = index {
+                edges[len] = (index, partial);
+                len += 1;
+            }
+        }
+        self.tape.push(value, &edges[..len])
+    }
+
+    /// `self` raised to the integer power `n`.
+    #[must_use]
+    pub fn powi(self, n: i32) -> Var<'t> {
+        self.unary(|x| rules::powi(x, n))
+    }
+
+    /// `self` raised to the power `exponent`. A constant exponent computes only the
+    /// partial with respect to the base (`ln self` is never evaluated).
+    #[must_use]
+    pub fn powf(self, exponent: impl Into<Operand<'t>>) -> Var<'t> {
+        match exponent.into().resolve(self.tape) {
+            (y, Some(index)) => {
+                let (value, dx, dy) = rules::powf(self.value(), y);
+                self.tape.push(value, &[(self.index, dx), (index, dy)])
+            }
+            (c, None) => self.unary(|x| rules::powf_wrt_base(x, c)),
+        }
+    }
+
+    /// The logarithm of `self` in base `base` (f64 semantics: `NaN` outside the domain).
+    #[must_use]
+    pub fn log(self, base: impl Into<Operand<'t>>) -> Var<'t> {
+        self.binary(base.into(), rules::log)
+    }
+
+    /// The angle of the point `(x, self)`, like `f64::atan2` (`self` is `y`).
+    #[must_use]
+    pub fn atan2(self, x: impl Into<Operand<'t>>) -> Var<'t> {
+        self.binary(x.into(), rules::atan2)
+    }
+
+    /// The larger of `self` and `other`; on a tie `self` receives the adjoint.
+    #[must_use]
+    pub fn max(self, other: impl Into<Operand<'t>>) -> Var<'t> {
+        self.binary(other.into(), rules::max)
+    }
+
+    /// The smaller of `self` and `other`; on a tie `self` receives the adjoint.
+    #[must_use]
+    pub fn min(self, other: impl Into<Operand<'t>>) -> Var<'t> {
+        self.binary(other.into(), rules::min)
+    }
+
+    /// `√(self² + other²)`.
+    #[must_use]
+    pub fn hypot(self, other: impl Into<Operand<'t>>) -> Var<'t> {
+        self.binary(other.into(), rules::hypot)
+    }
+
+    /// `self · a + b` with one rounding, like `f64::mul_add`.
+    #[must_use]
+    pub fn mul_add(self, a: impl Into<Operand<'t>>, b: impl Into<Operand<'t>>) -> Var<'t> {
+        self.ternary(a.into(), b.into(), rules::mul_add)
+    }
+
+    /// `self` restricted to `[lo, hi]`: inside the interval (its ends included) `self`
+    /// receives the adjoint, outside the bound that was hit does.
+    #[must_use]
+    pub fn clamp(self, lo: impl Into<Operand<'t>>, hi: impl Into<Operand<'t>>) -> Var<'t> {
+        self.ternary(lo.into(), hi.into(), rules::clamp)
+    }
+}
+
+macro_rules! var_unary_methods {
+    ($($name:ident: $doc:literal;)*) => {
+        impl<'t> Var<'t> {
+            $(
+                #[doc = $doc]
+                #[must_use]
+                pub fn $name(self) -> Var<'t> {
+                    self.unary(rules::$name)
+                }
+            )*
+        }
+    };
+}
+
+var_unary_methods! {
+    recip: "`1 / self`.";
+    sqrt: "The square root.";
+    cbrt: "The cube root.";
+    exp: "`e^self`.";
+    exp2: "`2^self`.";
+    exp_m1: "`e^self - 1`, accurate near 0.";
+    ln: "The natural logarithm (f64 semantics: `NaN` for a negative argument).";
+    ln_1p: "`ln(1 + self)`, accurate near 0.";
+    log2: "The base-2 logarithm.";
+    log10: "The base-10 logarithm.";
+    sin: "The sine (radians).";
+    cos: "The cosine (radians).";
+    tan: "The tangent (radians).";
+    asin: "The arcsine.";
+    acos: "The arccosine.";
+    atan: "The arctangent.";
+    sinh: "The hyperbolic sine.";
+    cosh: "The hyperbolic cosine.";
+    tanh: "The hyperbolic tangent.";
+    asinh: "The inverse hyperbolic sine.";
+    acosh: "The inverse hyperbolic cosine.";
+    atanh: "The inverse hyperbolic tangent.";
+    abs: "The absolute value (subgradient 0 at 0).";
+    relu: "`max(self, 0)` (subgradient 0 at 0).";
+    sigmoid: "The logistic function `1 / (1 + e^-self)`.";
+    floor: "The largest integer `<= self` (derivative 0).";
+    ceil: "The smallest integer `>= self` (derivative 0).";
+    round: "The nearest integer, half away from zero (derivative 0).";
+    trunc: "The integer part (derivative 0).";
+    signum: "The sign, like `f64::signum` (derivative 0).";
+    to_degrees: "Radians to degrees.";
+    to_radians: "Degrees to radians.";
+}
+
+impl<'t> Neg for Var<'t> {
+    type Output = Var<'t>;
+    fn neg(self) -> Var<'t> {
+        self.unary(rules::neg)
+    }
+}
+
+macro_rules! var_binary_operator {
+    ($Trait:ident, $method:ident, $Assign:ident, $assign:ident, $rule:path) => {
+        impl<'t> $Trait for Var<'t> {
+            type Output = Var<'t>;
+            fn $method(self, rhs: Var<'t>) -> Var<'t> {
+                self.binary(Operand::Var(rhs), $rule)
+            }
+        }
+        impl<'t> $Trait<f64> for Var<'t> {
+            type Output = Var<'t>;
+            fn $method(self, rhs: f64) -> Var<'t> {
+                self.binary(Operand::Const(rhs), $rule)
+            }
+        }
+        impl<'t> $Trait<Var<'t>> for f64 {
+            type Output = Var<'t>;
+            fn $method(self, rhs: Var<'t>) -> Var<'t> {
+                rhs.const_left(self, $rule)
+            }
+        }
+        impl<'t> $Assign for Var<'t> {
+            fn $assign(&mut self, rhs: Var<'t>) {
+                *self = self.binary(Operand::Var(rhs), $rule);
+            }
+        }
+        impl $Assign<f64> for Var<'_> {
+            fn $assign(&mut self, rhs: f64) {
+                *self = self.binary(Operand::Const(rhs), $rule);
+            }
+        }
+    };
+}
+
+var_binary_operator!(Add, add, AddAssign, add_assign, rules::add);
+var_binary_operator!(Sub, sub, SubAssign, sub_assign, rules::sub);
+var_binary_operator!(Mul, mul, MulAssign, mul_assign, rules::mul);
+var_binary_operator!(Div, div, DivAssign, div_assign, rules::div);
+
+/// The adjoint of every node of a [`Tape`] from one reverse sweep ([`Var::gradient`]):
+/// the partial derivative of the output with respect to each node.
+///
+/// Read it with [`Gradient::wrt`] or by indexing with a [`Var`]; a variable created after
+/// the sweep gets 0.
+///
+/// # Panics
+/// Reading it with a `Var` of another tape (or of the same tape after [`Tape::clear`])
+/// panics.
+#[derive(Clone, Debug)]
+pub struct Gradient {
+    tape: u64,
+    adjoints: Vec<f64>,
+}
+
+impl Gradient {
+    /// The partial derivative of the output with respect to `v`.
+    #[must_use]
+    pub fn wrt(&self, v: Var<'_>) -> f64 {
+        self[v]
+    }
+
+    /// The adjoint of every node, indexed by [`Var::index`]: one entry per node on the
+    /// tape when the gradient was computed.
+    #[must_use]
+    pub fn as_slice(&self) -> &[f64] {
+        &self.adjoints
+    }
+}
+
+impl Index<Var<'_>> for Gradient {
+    type Output = f64;
+    fn index(&self, v: Var<'_>) -> &f64 {
+        assert_eq!(
+            self.tape, v.tape.id,
+            "this Gradient was computed on another Tape (or before Tape::clear)"
+        );
+        self.adjoints.get(v.index()).unwrap_or(&0.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_has_no_constant_nodes() {
+        let tape = Tape::new();
+        let x = tape.var(3.0);
+        let y = 2.0 * x + 1.0; // two nodes
+        assert_eq!(tape.len(), 3);
+        let nodes = tape.nodes.borrow();
+        assert_eq!(nodes.parents[1], [0, NONE]);
+        assert_eq!(nodes.partials[1], [2.0, 0.0]);
+        assert_eq!(nodes.parents[2], [1, NONE]);
+        assert!(nodes.third.is_empty());
+        drop(nodes);
+        assert_eq!(y.gradient().wrt(x), 2.0);
+    }
+
+    #[test]
+    fn third_edge_is_swept() {
+        let tape = Tape::new();
+        let x = tape.var(2.0);
+        let a = tape.var(3.0);
+        let b = tape.var(5.0);
+        let m = x.mul_add(a, b);
+        let z = m.mul_add(x, b); // (x·a + b)·x + b
+        assert_eq!(tape.nodes.borrow().third.len(), 2);
+        assert_eq!(z.value(), 27.0);
+        let g = z.gradient();
+        // ∂z/∂x = 2·a·x + b, ∂z/∂a = x², ∂z/∂b = x + 1
+        assert_eq!((g[x], g[a], g[b], g[m]), (17.0, 4.0, 3.0, 2.0));
+        // A sweep from a node before the third edges ignores them.
+        let g = m.gradient();
+        assert_eq!((g[x], g[a], g[b], g[z]), (3.0, 2.0, 1.0, 0.0));
+    }
+
+    #[test]
+    fn unrelated_nodes_do_not_propagate() {
+        let tape = Tape::new();
+        let x = tape.var(0.0);
+        let _unrelated = x.sqrt(); // partial +inf
+        let y = x * 3.0;
+        assert_eq!(y.gradient().wrt(x), 3.0);
+    }
+
+    #[test]
+    fn clear_keeps_capacity() {
+        let mut tape = Tape::with_capacity(16);
+        {
+            let x = tape.var(1.0);
+            let _ = x.exp();
+        }
+        assert_eq!(tape.len(), 2);
+        let capacity = tape.nodes.borrow().values.capacity();
+        tape.clear();
+        assert!(tape.is_empty());
+        assert_eq!(tape.nodes.borrow().values.capacity(), capacity);
+    }
+}
