@@ -142,4 +142,143 @@ mod tests {
         assert!(out.contains("fn big_grad(x: f64) -> (f64, f64) {"), "{out}");
         assert_eq!(out.matches("rules::sin").count(), 1000);
     }
+
+    /// Every `#[grad]` item of the trybuild cases and the tests, and thousands of random
+    /// mutations of them (tokens dropped, duplicated, swapped), expand without a panic.
+    #[test]
+    fn never_panics() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests");
+        let mut inputs = Vec::new();
+        let mut dirs = vec![std::path::PathBuf::from(root)];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).expect("tests/ is readable") {
+                let path = entry.expect("directory entry").path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    let source = std::fs::read_to_string(&path).expect("test source");
+                    let Ok(file) = syn::parse_file(&source) else {
+                        continue;
+                    };
+                    collect_grad_items(&file.items, &mut inputs);
+                }
+            }
+        }
+        assert!(
+            inputs.len() > 50,
+            "found only {} #[grad] items",
+            inputs.len()
+        );
+
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move |bound: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % bound as u64) as usize
+        };
+        for (args, item) in &inputs {
+            let _ = grad(args.clone(), item.clone());
+            for _ in 0..100 {
+                let mutated = mutate(item.clone(), &mut next);
+                // A mutation may no longer be a function at all: that is an error, not a panic.
+                let _ = grad(args.clone(), mutated);
+            }
+        }
+        // Arguments that are not `wrt(..)`.
+        for args in [
+            quote!(wrt),
+            quote!(wrt()),
+            quote!(wrt(1)),
+            quote!(= 3),
+            quote!(wrt(x) wrt(y)),
+        ] {
+            let _ = grad(
+                args,
+                quote!(
+                    fn f(x: f64) -> f64 {
+                        x
+                    }
+                ),
+            );
+        }
+    }
+
+    /// The items carrying a `#[grad]` attribute, as (attribute arguments, item without it).
+    fn collect_grad_items(
+        items: &[syn::Item],
+        out: &mut Vec<(proc_macro2::TokenStream, proc_macro2::TokenStream)>,
+    ) {
+        use quote::ToTokens;
+        for item in items {
+            match item {
+                syn::Item::Fn(function) => {
+                    let mut function = function.clone();
+                    if let Some(position) = function
+                        .attrs
+                        .iter()
+                        .position(|a| a.path().is_ident("grad"))
+                    {
+                        let attr = function.attrs.remove(position);
+                        let args = match attr.meta {
+                            syn::Meta::List(list) => list.tokens,
+                            _ => proc_macro2::TokenStream::new(),
+                        };
+                        out.push((args, function.to_token_stream()));
+                    }
+                }
+                syn::Item::Mod(module) => {
+                    if let Some((_, items)) = &module.content {
+                        collect_grad_items(items, out);
+                    }
+                }
+                syn::Item::Macro(mac) => {
+                    // `macro_rules!` bodies: look for functions inside them too.
+                    if let Ok(file) = syn::parse2::<syn::File>(mac.mac.tokens.clone()) {
+                        collect_grad_items(&file.items, out);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// One random edit (drop, duplicate or swap a token) at a random depth of `stream`.
+    fn mutate(
+        stream: proc_macro2::TokenStream,
+        next: &mut impl FnMut(usize) -> usize,
+    ) -> proc_macro2::TokenStream {
+        use proc_macro2::{Group, TokenTree};
+        let mut trees: Vec<TokenTree> = stream.into_iter().collect();
+        if trees.is_empty() {
+            return proc_macro2::TokenStream::new();
+        }
+        let i = next(trees.len());
+        let groups: Vec<usize> = (0..trees.len())
+            .filter(|&k| matches!(trees[k], TokenTree::Group(_)))
+            .collect();
+        if !groups.is_empty() && next(3) > 0 {
+            let k = groups[next(groups.len())];
+            if let TokenTree::Group(group) = &trees[k] {
+                let mut inner = Group::new(group.delimiter(), mutate(group.stream(), next));
+                inner.set_span(group.span());
+                trees[k] = TokenTree::Group(inner);
+            }
+        } else {
+            match next(3) {
+                0 => {
+                    trees.remove(i);
+                }
+                1 => {
+                    let copy = trees[next(trees.len())].clone();
+                    trees.insert(i, copy);
+                }
+                _ => {
+                    let j = next(trees.len());
+                    trees.swap(i, j);
+                }
+            }
+        }
+        trees.into_iter().collect()
+    }
 }

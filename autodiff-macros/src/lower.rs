@@ -19,6 +19,7 @@ use crate::ir::{Body, Function, Node, NodeId, NodeKind, Num, Param};
 use crate::ops::{self, Arg, Op};
 use proc_macro2::Span;
 use quote::{quote, ToTokens};
+use std::collections::HashMap;
 use syn::spanned::Spanned;
 use syn::{
     BinOp, Block, Expr, FnArg, Ident, Item, ItemFn, Lit, Local, Pat, Path, ReturnType, Stmt, Type,
@@ -34,7 +35,7 @@ pub fn lower(original: ItemFn, args: &GradArgs) -> syn::Result<Function> {
     let mut params = signature(&original, args, &mut errors);
     let mut lowering = Lowering {
         nodes: Vec::new(),
-        scopes: vec![Vec::new()],
+        scopes: Scopes::default(),
         items: Vec::new(),
         constant_uses: Vec::new(),
         errors,
@@ -166,12 +167,61 @@ fn is_integer(ty: &Type) -> bool {
 
 struct Lowering {
     nodes: Vec<Node>,
-    /// Innermost scope last; each maps a local name to the node holding its value (`None`
-    /// for a `let x;` not assigned yet).
-    scopes: Vec<Vec<(Ident, Option<NodeId>)>>,
+    scopes: Scopes,
     items: Vec<Item>,
     constant_uses: Vec<(NodeId, syn::Error)>,
     errors: Errors,
+}
+
+/// Local names in nested block scopes, each mapped to the node holding its current value
+/// (`None` for a `let x;` not assigned yet). Lookups are hashed, so a body with thousands
+/// of `let`s lowers in linear time.
+#[derive(Default)]
+struct Scopes {
+    /// For each name, its bindings from the outermost to the innermost.
+    bindings: HashMap<String, Vec<Option<NodeId>>>,
+    /// For each open block, the names it declared (innermost last).
+    declared: Vec<Vec<String>>,
+}
+
+impl Scopes {
+    fn push(&mut self) {
+        self.declared.push(Vec::new());
+    }
+
+    fn pop(&mut self) {
+        for name in self.declared.pop().unwrap_or_default() {
+            if let Some(stack) = self.bindings.get_mut(&name) {
+                stack.pop();
+            }
+        }
+    }
+
+    fn bind(&mut self, ident: &Ident, node: Option<NodeId>) {
+        let name = ident.to_string();
+        self.bindings.entry(name.clone()).or_default().push(node);
+        if let Some(scope) = self.declared.last_mut() {
+            scope.push(name);
+        }
+    }
+
+    fn lookup(&self, ident: &Ident) -> Option<Option<NodeId>> {
+        self.bindings.get(&ident.to_string())?.last().copied()
+    }
+
+    fn assign(&mut self, ident: &Ident, node: NodeId) -> bool {
+        match self
+            .bindings
+            .get_mut(&ident.to_string())
+            .and_then(|stack| stack.last_mut())
+        {
+            Some(slot) => {
+                *slot = Some(node);
+                true
+            }
+            None => false,
+        }
+    }
 }
 
 impl Lowering {
@@ -196,36 +246,17 @@ impl Lowering {
     }
 
     fn bind(&mut self, ident: &Ident, node: Option<NodeId>) {
-        if let Some(scope) = self.scopes.last_mut() {
-            scope.push((ident.clone(), node));
-        }
+        self.scopes.bind(ident, node);
     }
 
     /// The binding of a local: `Some(None)` when declared but not assigned yet.
     fn lookup(&self, ident: &Ident) -> Option<Option<NodeId>> {
-        self.scopes
-            .iter()
-            .rev()
-            .flat_map(|scope| scope.iter().rev())
-            .find(|(name, _)| name == ident)
-            .map(|(_, node)| *node)
+        self.scopes.lookup(ident)
     }
 
     /// Points the innermost binding of `ident` at a new node (assignment to a `mut` local).
     fn assign(&mut self, ident: &Ident, node: NodeId) -> bool {
-        let binding = self
-            .scopes
-            .iter_mut()
-            .rev()
-            .flat_map(|scope| scope.iter_mut().rev())
-            .find(|(name, _)| name == ident);
-        match binding {
-            Some((_, slot)) => {
-                *slot = Some(node);
-                true
-            }
-            None => false,
-        }
+        self.scopes.assign(ident, node)
     }
 
     /// The function body: statements, then a tail expression or a final `return expr;`.
@@ -261,7 +292,7 @@ impl Lowering {
 
     /// `{ stmts; tail }` in a new scope; the tail is optional when the value is unused.
     fn block(&mut self, block: &Block, needs_value: bool) -> Option<NodeId> {
-        self.scopes.push(Vec::new());
+        self.scopes.push();
         let mut value = None;
         for (position, stmt) in block.stmts.iter().enumerate() {
             let last = position + 1 == block.stmts.len();
@@ -311,7 +342,10 @@ impl Lowering {
                 let rhs = self.expr(&binary.right);
                 let symbol = compound_operator(&binary.op).unwrap_or("+");
                 let value = match ops::operator(symbol, 2) {
-                    Some(op) => self.op(op, vec![current, rhs], &[&*binary.left, &*binary.right]),
+                    Some(op) => {
+                        let exprs = [&*binary.left, &*binary.right];
+                        self.op(op, vec![current, rhs], &exprs, binary.op.span())
+                    }
                     None => self.poisoned(binary.op.span()),
                 };
                 self.assign_to(&binary.left, value);
@@ -443,7 +477,7 @@ impl Lowering {
                 UnOp::Neg(_) => match ops::operator("-", 1) {
                     Some(op) => {
                         let arg = self.expr(&unary.expr);
-                        self.op(op, vec![arg], &[&*unary.expr])
+                        self.op(op, vec![arg], &[&*unary.expr], unary.op.span())
                     }
                     None => self.poisoned(unary.span()),
                 },
@@ -492,7 +526,10 @@ impl Lowering {
                 let lhs = self.expr(&binary.left);
                 let rhs = self.expr(&binary.right);
                 match ops::operator(symbol, 2) {
-                    Some(op) => self.op(op, vec![lhs, rhs], &[&*binary.left, &*binary.right]),
+                    Some(op) => {
+                        let exprs = [&*binary.left, &*binary.right];
+                        self.op(op, vec![lhs, rhs], &exprs, binary.op.span())
+                    }
                     None => self.poisoned(binary.op.span()),
                 }
             }
@@ -512,7 +549,7 @@ impl Lowering {
                 };
                 let exprs: Vec<&Expr> =
                     std::iter::once(&*call.receiver).chain(call.args.iter()).collect();
-                self.method(op, &exprs, call)
+                self.method(op, &exprs, call, call.method.span())
             }
             Expr::Call(call) => self.call(call),
             Expr::Cast(cast) => {
@@ -543,7 +580,7 @@ impl Lowering {
                         ty: (*cast.ty).clone(),
                     },
                     num,
-                    cast.span(),
+                    cast.as_token.span,
                 )
             }
             Expr::Block(block) if block.label.is_none() => self
@@ -659,7 +696,7 @@ impl Lowering {
             }
             let arg = self.expr(&call.args[0]);
             let arg = self.expect_real(arg, &call.args[0]);
-            return self.push(NodeKind::StopGradient(arg), Num::Real, call.span());
+            return self.push(NodeKind::StopGradient(arg), Num::Real, last.ident.span());
         }
 
         let is_method_path = path.segments.len() == 2
@@ -668,7 +705,7 @@ impl Lowering {
             return match ops::method(&name) {
                 Some(op) => {
                     let exprs: Vec<&Expr> = call.args.iter().collect();
-                    self.method(op, &exprs, call)
+                    self.method(op, &exprs, call, last.ident.span())
                 }
                 None => self.error(
                     &last.ident,
@@ -691,12 +728,18 @@ impl Lowering {
                 args,
             },
             Num::Real,
-            call.span(),
+            path.span(),
         )
     }
 
     /// A method from the table applied to `exprs` (the receiver first).
-    fn method(&mut self, op: &'static Op, exprs: &[&Expr], call: &impl ToTokens) -> NodeId {
+    fn method(
+        &mut self,
+        op: &'static Op,
+        exprs: &[&Expr],
+        call: &impl ToTokens,
+        span: Span,
+    ) -> NodeId {
         if exprs.len() != op.args.len() {
             return self.error(
                 call,
@@ -708,13 +751,16 @@ impl Lowering {
             );
         }
         let args = exprs.iter().map(|expr| self.expr(expr)).collect();
-        self.op(op, args, exprs)
+        self.op(op, args, exprs, span)
     }
 
     /// An operation node, after checking each argument's kind against the table.
     /// Operators on integers and constants of unknown type are integer arithmetic
     /// (`N + 1`); an integer mixed with an `f64` is an error, as in Rust.
-    fn op(&mut self, op: &'static Op, args: Vec<NodeId>, exprs: &[&Expr]) -> NodeId {
+    ///
+    /// `span` is the operator's or the method name's: a cheap span to keep (the span of a
+    /// whole expression would walk all its tokens, at every level of nesting).
+    fn op(&mut self, op: &'static Op, args: Vec<NodeId>, exprs: &[&Expr], span: Span) -> NodeId {
         let is_operator = matches!(op.syntax, ops::Syntax::Operator(_));
         let any_real = args.iter().any(|&a| self.nodes[a].num == Num::Real);
         let num = if is_operator && !any_real {
@@ -754,7 +800,6 @@ impl Lowering {
                 Arg::Real => arg,
             });
         }
-        let span = exprs.first().map_or_else(Span::call_site, |e| e.span());
         self.push(NodeKind::Op { op, args: checked }, num, span)
     }
 
