@@ -42,3 +42,8 @@ pub mod prelude {
 pub mod __private {
     pub use autodiff_runtime::{rules, F64Ext};
 }
+
+/// The README's Rust examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

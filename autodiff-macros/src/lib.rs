@@ -15,6 +15,8 @@ mod expand;
 mod ir;
 mod lower;
 mod ops;
+#[cfg(test)]
+mod tests;
 
 /// Generates `<name>_grad`, the value and gradient of a plain `fn(f64, …) -> f64`.
 ///

@@ -1,0 +1,274 @@
+//! Unit tests of the pipeline: expansion snapshots, robustness, and the operation table.
+
+mod expansion {
+    use crate::expand::grad;
+    use quote::quote;
+
+    /// The expansion of `#[grad(args)] item`, pretty-printed.
+    fn expand(args: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> String {
+        let tokens = grad(args, item);
+        match syn::parse2::<syn::File>(tokens.clone()) {
+            Ok(file) => prettyplease::unparse(&file),
+            Err(error) => panic!("expansion does not parse ({error}): {tokens}"),
+        }
+    }
+
+    #[test]
+    fn design_example() {
+        insta::assert_snapshot!(expand(
+            quote!(),
+            quote! {
+                pub fn f(x: f64, y: f64) -> f64 { (x * y).tanh() + x.powi(2) }
+            }
+        ));
+    }
+
+    #[test]
+    fn loss_with_lets() {
+        insta::assert_snapshot!(expand(
+            quote!(),
+            quote! {
+                pub fn loss(w: f64, b: f64, x: f64) -> f64 {
+                    let z = w * x + b;
+                    let t = z.tanh();
+                    (t - 0.5).powi(2)
+                }
+            }
+        ));
+    }
+
+    #[test]
+    fn reuse_mutation_calls_and_constants() {
+        insta::assert_snapshot!(expand(
+            quote!(),
+            quote! {
+                fn g(x: f64, y: f64, unused: f64) -> f64 {
+                    let mut s = x * x;
+                    s += x.powf(2.5) / y;
+                    let scale = stop_gradient(y).exp();
+                    softplus(s) * scale - PI
+                }
+            }
+        ));
+    }
+
+    #[test]
+    fn wrt_subset() {
+        insta::assert_snapshot!(expand(
+            quote!(wrt(c, a)),
+            quote! {
+                fn h(a: f64, b: f64, c: f64) -> f64 { a * b + c.sin() * b }
+            }
+        ));
+    }
+
+    #[test]
+    fn errors_keep_the_original_and_a_stub() {
+        insta::assert_snapshot!(expand(
+            quote!(),
+            quote! {
+                fn bad(x: f64) -> f64 { let c = || x; x.frobnicate() + c() }
+            }
+        ));
+    }
+
+    #[test]
+    fn two_thousand_operations_expand() {
+        let mut body = quote!(let mut acc = x;);
+        for i in 0..1000 {
+            let k = i as f64 + 0.5;
+            body.extend(quote!(acc = (acc * #k).sin();));
+        }
+        let out = expand(quote!(), quote!(fn big(x: f64) -> f64 { #body acc }));
+        assert!(out.contains("fn big_grad(x: f64) -> (f64, f64) {"), "{out}");
+        assert_eq!(out.matches("rules::sin").count(), 1000);
+    }
+
+    /// Every `#[grad]` item of the trybuild cases and the tests, and thousands of random
+    /// mutations of them (tokens dropped, duplicated, swapped), expand without a panic.
+    #[test]
+    fn never_panics() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests");
+        let mut inputs = Vec::new();
+        let mut dirs = vec![std::path::PathBuf::from(root)];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).expect("tests/ is readable") {
+                let path = entry.expect("directory entry").path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    let source = std::fs::read_to_string(&path).expect("test source");
+                    let Ok(file) = syn::parse_file(&source) else {
+                        continue;
+                    };
+                    collect_grad_items(&file.items, &mut inputs);
+                }
+            }
+        }
+        assert!(
+            inputs.len() > 50,
+            "found only {} #[grad] items",
+            inputs.len()
+        );
+
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move |bound: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % bound as u64) as usize
+        };
+        for (args, item) in &inputs {
+            let _ = grad(args.clone(), item.clone());
+            for _ in 0..100 {
+                let mutated = mutate(item.clone(), &mut next);
+                // A mutation may no longer be a function at all: that is an error, not a panic.
+                let _ = grad(args.clone(), mutated);
+            }
+        }
+        // Arguments that are not `wrt(..)`.
+        for args in [
+            quote!(wrt),
+            quote!(wrt()),
+            quote!(wrt(1)),
+            quote!(= 3),
+            quote!(wrt(x) wrt(y)),
+        ] {
+            let _ = grad(
+                args,
+                quote!(
+                    fn f(x: f64) -> f64 {
+                        x
+                    }
+                ),
+            );
+        }
+    }
+
+    /// The items carrying a `#[grad]` attribute, as (attribute arguments, item without it).
+    fn collect_grad_items(
+        items: &[syn::Item],
+        out: &mut Vec<(proc_macro2::TokenStream, proc_macro2::TokenStream)>,
+    ) {
+        use quote::ToTokens;
+        for item in items {
+            match item {
+                syn::Item::Fn(function) => {
+                    let mut function = function.clone();
+                    if let Some(position) = function
+                        .attrs
+                        .iter()
+                        .position(|a| a.path().is_ident("grad"))
+                    {
+                        let attr = function.attrs.remove(position);
+                        let args = match attr.meta {
+                            syn::Meta::List(list) => list.tokens,
+                            _ => proc_macro2::TokenStream::new(),
+                        };
+                        out.push((args, function.to_token_stream()));
+                    }
+                }
+                syn::Item::Mod(module) => {
+                    if let Some((_, items)) = &module.content {
+                        collect_grad_items(items, out);
+                    }
+                }
+                syn::Item::Macro(mac) => {
+                    // `macro_rules!` bodies: look for functions inside them too.
+                    if let Ok(file) = syn::parse2::<syn::File>(mac.mac.tokens.clone()) {
+                        collect_grad_items(&file.items, out);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// One random edit (drop, duplicate or swap a token) at a random depth of `stream`.
+    fn mutate(
+        stream: proc_macro2::TokenStream,
+        next: &mut impl FnMut(usize) -> usize,
+    ) -> proc_macro2::TokenStream {
+        use proc_macro2::{Group, TokenTree};
+        let mut trees: Vec<TokenTree> = stream.into_iter().collect();
+        if trees.is_empty() {
+            return proc_macro2::TokenStream::new();
+        }
+        let i = next(trees.len());
+        let groups: Vec<usize> = (0..trees.len())
+            .filter(|&k| matches!(trees[k], TokenTree::Group(_)))
+            .collect();
+        if !groups.is_empty() && next(3) > 0 {
+            let k = groups[next(groups.len())];
+            if let TokenTree::Group(group) = &trees[k] {
+                let mut inner = Group::new(group.delimiter(), mutate(group.stream(), next));
+                inner.set_span(group.span());
+                trees[k] = TokenTree::Group(inner);
+            }
+        } else {
+            match next(3) {
+                0 => {
+                    trees.remove(i);
+                }
+                1 => {
+                    let copy = trees[next(trees.len())].clone();
+                    trees.insert(i, copy);
+                }
+                _ => {
+                    let j = next(trees.len());
+                    trees.swap(i, j);
+                }
+            }
+        }
+        trees.into_iter().collect()
+    }
+}
+
+mod table {
+    use crate::ops::{Arg::Real, *};
+
+    #[test]
+    fn every_op_is_consistent() {
+        for op in OPS {
+            let reals = op.args.iter().filter(|a| **a == Real).count();
+            assert_eq!(op.partials.len(), reals, "{}", op.name);
+            assert!(op.rule_wrt_only.is_empty() || op.rule_wrt_only.len() == reals);
+            assert_eq!(op.args[0], Real, "{}: the receiver is an f64", op.name);
+        }
+    }
+
+    #[test]
+    fn names_are_unique_per_syntax() {
+        for (i, a) in OPS.iter().enumerate() {
+            for b in &OPS[i + 1..] {
+                assert_ne!(a.name, b.name, "an operation appears twice in the table");
+            }
+        }
+    }
+
+    /// The README's table of operations is this table. `UPDATE_README=1 cargo test -p
+    /// autodiff-macros readme` rewrites it after a change to `OPS`.
+    #[test]
+    fn readme_table_matches() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md");
+        let readme = std::fs::read_to_string(path).expect("README.md is readable");
+        let start = "<!-- ops-table:start -->\n";
+        let end = "<!-- ops-table:end -->";
+        let from = readme
+            .find(start)
+            .expect("README has the ops table markers")
+            + start.len();
+        let to = readme[from..].find(end).expect("end marker") + from;
+        let table = markdown_table();
+        if std::env::var_os("UPDATE_README").is_some() {
+            let updated = format!("{}{}{}", &readme[..from], table, &readme[to..]);
+            std::fs::write(path, updated).expect("README.md is writable");
+        } else {
+            assert_eq!(
+                readme[from..to],
+                table,
+                "README's operation table is out of date: run with UPDATE_README=1"
+            );
+        }
+    }
+}
