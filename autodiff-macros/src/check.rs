@@ -1,93 +1,174 @@
 //! Activity analysis and the checks that need it.
 //!
-//! A node is *varied* when its value depends on a differentiated parameter, and *useful*
-//! when the output depends on it. Only nodes that are both (*active*) get an adjoint, and
-//! only the partials of active operands are computed. Constants, `stop_gradient(..)`, and
+//! A value is *varied* when it depends on a differentiated parameter, and *useful* when the
+//! result depends on it. Only what is both (*active*) gets an adjoint, and only the
+//! partials of active operands are computed. Constants, `stop_gradient(..)`, integers and
 //! parameters left out of `wrt(..)` are never varied; dead code is never useful.
+//!
+//! Variables are analysed as a whole (an array and all its elements together, every
+//! assignment of a variable together), iterated to a fixed point because loops carry
+//! values around; nodes are analysed one by one.
 //!
 //! ```text
 //! fn f(x: f64, y: f64) -> f64 { let dead = x.sin(); x * stop_gradient(y).exp() }
 //!
-//! %0 x        varied useful   → adjoint
-//! %1 y        varied          (stop_gradient cuts the path to the output)
-//! %2 sin %0   varied          (dead)
-//! %3 stop %1
-//! %4 exp %3          useful   (constant: no partial)
-//! %5 mul %0 %4 varied useful → adjoint; partial of %0 only
+//! x      varied useful   → adjoint          dead   varied          (never read)
+//! y      varied          (stop_gradient cuts the path to the result)
+//! exp(stop(y))   useful  (a constant: no partial)
+//! x * …  varied useful   → partial with respect to x only
 //! ```
 
 use crate::errors::Errors;
-use crate::ir::{Function, NodeId, NodeKind};
+use crate::ir::{Block, Function, NodeId, NodeKind, Stmt, VarId};
+use crate::lower::is_f64;
 use crate::ops::Arg;
 
-/// Which nodes carry an adjoint.
+/// Which variables and nodes carry an adjoint.
 pub struct Activity {
-    active: Vec<bool>,
+    var: Vec<bool>,
+    node: Vec<bool>,
 }
 
 impl Activity {
-    /// Whether `node` gets an adjoint in the reverse sweep.
-    pub fn is_active(&self, node: NodeId) -> bool {
-        self.active[node]
+    /// Whether a node's value gets an adjoint in the reverse sweep.
+    pub fn node(&self, node: NodeId) -> bool {
+        self.node[node]
+    }
+
+    /// Whether a variable gets an adjoint in the reverse sweep.
+    pub fn var(&self, var: VarId) -> bool {
+        self.var[var]
     }
 }
 
-/// The operands of a node through which a gradient flows (integer arguments, the operand of
+/// The operands of a node through which a gradient flows, with their position among the
+/// operation's `f64` arguments (integer arguments, indices, the operand of
 /// `stop_gradient` and of integer conversions carry none).
 pub fn differentiable_operands(kind: &NodeKind) -> Vec<(usize, NodeId)> {
     match kind {
         NodeKind::Op { op, args } => args
             .iter()
             .zip(op.args)
+            .filter(|(_, kind)| **kind == Arg::Real)
+            .map(|(&arg, _)| arg)
             .enumerate()
-            .filter(|(_, (_, kind))| **kind == Arg::Real)
-            .map(|(position, (&arg, _))| (position, arg))
             .collect(),
         NodeKind::Call { args, .. } => args.iter().copied().enumerate().collect(),
         NodeKind::Cast { arg, ty } if is_f64(ty) => vec![(0, *arg)],
-        NodeKind::Param(_)
-        | NodeKind::Const(_)
+        NodeKind::Const(_)
+        | NodeKind::Read(_)
         | NodeKind::StopGradient(_)
         | NodeKind::Cast { .. }
-        | NodeKind::Typed { .. } => Vec::new(),
+        | NodeKind::Typed { .. }
+        | NodeKind::Infix { .. }
+        | NodeKind::Not(_) => Vec::new(),
     }
 }
 
-fn is_f64(ty: &syn::Type) -> bool {
-    matches!(ty, syn::Type::Path(path) if path.path.is_ident("f64"))
+/// Every `(variable, value)` written by a `let` or an assignment, and the returned node.
+fn writes(block: &Block, out: &mut Vec<(VarId, NodeId)>, result: &mut Option<NodeId>) {
+    for stmt in block {
+        match stmt {
+            Stmt::Let {
+                var,
+                value: Some(value),
+                ..
+            } => out.push((*var, *value)),
+            Stmt::Assign { place, value, .. } => out.push((place.var, *value)),
+            Stmt::For { body, .. } => writes(body, out, result),
+            Stmt::If {
+                then, otherwise, ..
+            } => {
+                writes(then, out, result);
+                writes(otherwise, out, result);
+            }
+            Stmt::Return { value, .. } => *result = Some(*value),
+            Stmt::Let { value: None, .. } | Stmt::Eval { .. } => {}
+        }
+    }
 }
 
-/// Computes which nodes are active, and rejects what would silently lose a gradient: a
-/// differentiated value converted to an integer or used where an integer is expected.
+/// Computes which variables and nodes are active, and rejects what would silently lose a
+/// gradient: a differentiated value converted to an integer or used where an integer is
+/// expected.
 pub fn check(function: &Function) -> syn::Result<Activity> {
-    let nodes = &function.body.nodes;
-    let mut errors = Errors::default();
+    let nodes = &function.nodes;
+    let mut assignments = Vec::new();
+    let mut result = None;
+    writes(&function.body, &mut assignments, &mut result);
 
-    let mut varied = vec![false; nodes.len()];
-    for (id, node) in nodes.iter().enumerate() {
-        varied[id] = match &node.kind {
-            NodeKind::Param(index) => function.params[*index].wrt,
-            _ => differentiable_operands(&node.kind)
-                .iter()
-                .any(|&(_, arg)| varied[arg]),
-        };
+    // Varied: forward from the differentiated parameters, to a fixed point over variables.
+    let mut varied_var = vec![false; function.vars.len()];
+    for (index, param) in function.params.iter().enumerate() {
+        varied_var[param.var] = function.wrt.contains(&index);
     }
+    let mut varied = vec![false; nodes.len()];
+    loop {
+        for (id, node) in nodes.iter().enumerate() {
+            varied[id] = match &node.kind {
+                NodeKind::Read(place) => varied_var[place.var],
+                kind => differentiable_operands(kind)
+                    .iter()
+                    .any(|&(_, arg)| varied[arg]),
+            };
+        }
+        let mut changed = false;
+        for &(var, value) in &assignments {
+            if varied[value] && !varied_var[var] {
+                varied_var[var] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+
+    // Useful: backward from the result, to a fixed point over variables.
+    let mut useful_var = vec![false; function.vars.len()];
+    let mut useful = vec![false; nodes.len()];
+    loop {
+        useful.iter_mut().for_each(|u| *u = false);
+        if let Some(result) = result {
+            useful[result] = true;
+        }
+        for &(var, value) in &assignments {
+            if useful_var[var] {
+                useful[value] = true;
+            }
+        }
+        for id in (0..nodes.len()).rev() {
+            if useful[id] && varied[id] {
+                for (_, arg) in differentiable_operands(&nodes[id].kind) {
+                    useful[arg] = true;
+                }
+            }
+        }
+        let mut changed = false;
+        for (id, node) in nodes.iter().enumerate() {
+            if let NodeKind::Read(place) = &node.kind {
+                if useful[id] && varied[id] && !useful_var[place.var] {
+                    useful_var[place.var] = true;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+
+    let mut errors = Errors::default();
     for (node, error) in &function.constant_uses {
         if varied[*node] {
             errors.push(error.clone());
         }
     }
-
-    let mut useful = vec![false; nodes.len()];
-    useful[function.body.output] = true;
-    for id in (0..nodes.len()).rev() {
-        if useful[id] && varied[id] {
-            for (_, arg) in differentiable_operands(&nodes[id].kind) {
-                useful[arg] = true;
-            }
-        }
-    }
-
-    let active = varied.iter().zip(&useful).map(|(v, u)| *v && *u).collect();
-    errors.finish(Activity { active })
+    let var = varied_var
+        .iter()
+        .zip(&useful_var)
+        .map(|(v, u)| *v && *u)
+        .collect();
+    let node = varied.iter().zip(&useful).map(|(v, u)| *v && *u).collect();
+    errors.finish(Activity { var, node })
 }

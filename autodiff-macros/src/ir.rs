@@ -1,26 +1,36 @@
 //! The intermediate representation between the user's `syn` tree and the generated code.
 //!
-//! A function body lowers to a list of [`Node`]s in evaluation order: every node is a
-//! primal value computed once (static single assignment), its operands are earlier nodes,
-//! so the list is a topological order and its reverse is the order of the reverse sweep.
-//! Every node keeps the span of the user tokens it came from.
+//! A body lowers to a tree of [`Stmt`]s over program variables ([`Var`]: scalars, arrays,
+//! integers, booleans). Every expression a statement evaluates is a small graph of
+//! [`Node`]s (static single assignment, operands before users) kept in one arena per
+//! function, so a node's id names its slot in the generated code. Every node and variable
+//! keeps the span of the user tokens it came from.
 //!
 //! ```text
-//! fn f(x: f64, y: f64) -> f64 { let z = x * y; z.tanh() + 2.0 }
-//!
-//! %0 = param x            %3 = const 2.0
-//! %1 = param y            %4 = op tanh(%2)
-//! %2 = op mul(%0, %1)     %5 = op add(%4, %3)      output %5
+//! fn f(w: &[f64; 3], x: f64) -> f64 {        var0 w: [f64; 3] (param)   var1 x (param)
+//!     let mut acc = 0.0;                      let var2 acc = %0          %0 = const 0.0
+//!     for i in 0..3 {                         for var3 i in 0..3 {
+//!         acc += w[i] * x;                        var2 = %5              %1 = read var2
+//!     }                                                                  %2 = read var3
+//!     acc.tanh()                                                         %3 = read var0[%2]
+//! }                                                                      %4 = read var1
+//!                                                                        %5 = add(%1, mul(%3, %4))
+//!                                             }
+//!                                             return %7                  %7 = tanh(read var2)
 //! ```
+//! The generated forward pass follows the tree; the reverse sweep walks it backwards
+//! (loops run in reverse, each `if` replays the branch the forward pass took).
 
 use crate::ops::Op;
 use proc_macro2::{Span, TokenStream};
 use syn::{Ident, Path, Type};
 
-/// Index of a node in [`Body::nodes`].
+/// Index of a node in [`Function::nodes`].
 pub type NodeId = usize;
+/// Index of a variable in [`Function::vars`].
+pub type VarId = usize;
 
-/// The signature and body of a function being differentiated.
+/// A function being differentiated.
 pub struct Function {
     /// The item as the user wrote it; emitted unchanged.
     pub original: syn::ItemFn,
@@ -30,33 +40,128 @@ pub struct Function {
     pub wrt: Vec<usize>,
     /// `const` and `use` items declared inside the body, copied into the generated function.
     pub items: Vec<syn::Item>,
+    /// Every program variable: parameters, locals, loop variables.
+    pub vars: Vec<Var>,
+    /// Every expression node of the body.
+    pub nodes: Vec<Node>,
+    /// The body; its last statement is the [`Stmt::Return`].
+    pub body: Block,
     /// Values that must be constants (an integer exponent, a conversion to an integer), with
     /// the error to report, under the user's tokens, if one depends on a differentiated
     /// parameter after all.
     pub constant_uses: Vec<(NodeId, syn::Error)>,
-    /// The nodes of the body, in evaluation order.
-    pub body: Body,
 }
 
 /// A parameter of the function.
 pub struct Param {
     /// Its name, with the user's span.
     pub ident: Ident,
-    /// Its node in the body.
-    pub node: NodeId,
-    /// Whether it is differentiated (it is, unless `wrt(..)` leaves it out).
+    /// Its type, as written.
+    pub ty: Type,
+    /// Its variable.
+    pub var: VarId,
+    /// Whether it is differentiated (`f64` and `f64` arrays are, unless `wrt(..)` leaves
+    /// them out; integers and booleans never are).
     pub wrt: bool,
 }
 
-/// A straight-line list of nodes and the node whose value is returned.
-pub struct Body {
-    /// The nodes, each after its operands.
-    pub nodes: Vec<Node>,
-    /// The returned node.
-    pub output: NodeId,
+/// A program variable.
+pub struct Var {
+    /// What it holds.
+    pub kind: VarKind,
+    /// Array dimensions, outermost first, as constant expressions (empty for a scalar).
+    pub dims: Vec<TokenStream>,
+    /// A parameter (never written unless declared `mut`).
+    pub is_param: bool,
+    /// Whether some statement writes it after its declaration.
+    pub reassigned: bool,
+    /// Declared `mut` by the user (kept in the generated code).
+    pub mutable: bool,
 }
 
-/// One value computed by the function.
+/// What a variable holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VarKind {
+    /// `f64` values (a scalar or an array of them).
+    Real,
+    /// An integer: a loop variable, an integer parameter or an immutable integer local.
+    /// Always a constant for differentiation, and recomputed in the reverse sweep.
+    Int,
+    /// A boolean: a parameter or a local used in conditions.
+    Bool,
+}
+
+/// A sequence of statements.
+pub type Block = Vec<Stmt>;
+
+/// A statement of the body.
+pub enum Stmt {
+    /// `let var = value;` (or `let var;` with no value yet).
+    Let {
+        /// The declared variable.
+        var: VarId,
+        /// Its initial value.
+        value: Option<NodeId>,
+        /// The nodes evaluated by this statement, in order.
+        nodes: Vec<NodeId>,
+    },
+    /// `place = value;` (compound assignments are lowered to this).
+    Assign {
+        /// What is written.
+        place: Place,
+        /// The value written.
+        value: NodeId,
+        /// The nodes evaluated by this statement, in order.
+        nodes: Vec<NodeId>,
+    },
+    /// An expression evaluated for its effects (a call); its value is dropped.
+    Eval {
+        /// The nodes evaluated by this statement, in order.
+        nodes: Vec<NodeId>,
+    },
+    /// `for var in start..end` / `start..=end` with constant bounds.
+    For {
+        /// The loop variable (an integer).
+        var: VarId,
+        /// The first value, a constant expression.
+        start: TokenStream,
+        /// The bound, a constant expression.
+        end: TokenStream,
+        /// `..=` rather than `..`.
+        inclusive: bool,
+        /// The loop body.
+        body: Block,
+    },
+    /// `if cond { then } else { otherwise }`.
+    If {
+        /// The condition (a boolean node).
+        cond: NodeId,
+        /// The nodes evaluated for the condition.
+        nodes: Vec<NodeId>,
+        /// Taken when the condition holds.
+        then: Block,
+        /// Taken otherwise (empty for no `else`).
+        otherwise: Block,
+    },
+    /// The function's result. Always the last statement of the body.
+    Return {
+        /// The returned value.
+        value: NodeId,
+        /// The nodes evaluated by this statement, in order.
+        nodes: Vec<NodeId>,
+    },
+}
+
+/// A variable, or an element of an array variable.
+#[derive(Clone)]
+pub struct Place {
+    /// The variable.
+    pub var: VarId,
+    /// One integer node per dimension (empty for a scalar).
+    pub indices: Vec<NodeId>,
+}
+
+/// One value computed by an expression.
 pub struct Node {
     /// What computes it.
     pub kind: NodeKind,
@@ -68,11 +173,12 @@ pub struct Node {
 
 /// What computes a node's value.
 pub enum NodeKind {
-    /// The `n`-th parameter.
-    Param(usize),
-    /// A constant written by the user (a literal or a path to a `const`), emitted as is.
+    /// A constant written by the user (a literal, a path to a `const`, `[0.0; N]`), emitted
+    /// as is.
     Const(TokenStream),
-    /// An elementary operation from the table, applied to earlier nodes.
+    /// The current value of a variable or array element.
+    Read(Place),
+    /// An elementary operation from the table.
     Op {
         /// The table entry.
         op: &'static Op,
@@ -102,28 +208,43 @@ pub enum NodeKind {
         /// The declared type.
         ty: Type,
     },
+    /// An operation without a derivative: a comparison (`<`, `<=`, `>`, `>=`, `==`, `!=`),
+    /// `&&`, `||`, or an integer remainder `%`.
+    Infix {
+        /// The operator, as tokens.
+        op: TokenStream,
+        /// Left operand.
+        lhs: NodeId,
+        /// Right operand.
+        rhs: NodeId,
+    },
+    /// `!arg`.
+    Not(NodeId),
 }
 
-/// What kind of number a node holds, as far as lowering can tell without type inference.
+/// What kind of value a node holds, as far as lowering can tell without type inference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Num {
     /// An `f64`.
     Real,
-    /// An integer (a literal, or arithmetic on integers).
+    /// An integer (a literal, a loop variable, arithmetic on integers).
     Int,
-    /// A constant path whose type only the compiler knows.
+    /// A boolean.
+    Bool,
+    /// A constant whose type only the compiler knows (a path to a `const`).
     Unknown,
 }
 
-impl NodeKind {
-    /// The nodes this node reads.
-    pub fn operands(&self) -> &[NodeId] {
+impl Stmt {
+    /// The nodes the statement itself evaluates (not those of nested blocks).
+    pub fn nodes(&self) -> &[NodeId] {
         match self {
-            NodeKind::Param(_) | NodeKind::Const(_) => &[],
-            NodeKind::Op { args, .. } | NodeKind::Call { args, .. } => args,
-            NodeKind::StopGradient(arg)
-            | NodeKind::Cast { arg, .. }
-            | NodeKind::Typed { arg, .. } => std::slice::from_ref(arg),
+            Stmt::Let { nodes, .. }
+            | Stmt::Assign { nodes, .. }
+            | Stmt::Eval { nodes }
+            | Stmt::If { nodes, .. }
+            | Stmt::Return { nodes, .. } => nodes,
+            Stmt::For { .. } => &[],
         }
     }
 }

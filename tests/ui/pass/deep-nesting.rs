@@ -3,17 +3,16 @@ use autodiff::prelude::*;
 
 #[grad]
 fn nested(x: f64) -> f64 {
-    ((((((((((x + 1.0) * 2.0) - 3.0) / 4.0).sin()) * x) + x) * x) - x) * x)
-        + {
-            let a = {
-                let b = {
-                    let c = { x * x };
-                    c + x
-                };
-                b * x
+    ((((((((((x + 1.0) * 2.0) - 3.0) / 4.0).sin()) * x) + x) * x) - x) * x) + {
+        let a = {
+            let b = {
+                let c = { x * x };
+                c + x
             };
-            a + x
-        }
+            b * x
+        };
+        a + x
+    }
 }
 
 #[grad]

@@ -15,6 +15,9 @@ scaled!(scaled_sin, sin, 2.0);
 scaled!(scaled_exp, exp, 0.5 + 0.25);
 
 fn main() {
-    assert_eq!(scaled_sin_grad(0.5), (0.5f64.sin() * 2.0, 0.5f64.cos() * 2.0));
+    assert_eq!(
+        scaled_sin_grad(0.5),
+        (0.5f64.sin() * 2.0, 0.5f64.cos() * 2.0)
+    );
     assert_eq!(scaled_exp_grad(0.5).1, 0.5f64.exp() * 0.75);
 }

@@ -32,6 +32,7 @@ fn f(primal_0: f64, adjoint_1: f64, partial_2_0: f64) -> f64 {
 }
 
 fn main() {
+    check_same_names();
     let (x, y, z) = (0.3, -0.7, 1.1);
     let (value, dx, dy, dz) = f_grad(x, y, z);
     assert_eq!(value, f(x, y, z));
@@ -43,4 +44,20 @@ fn main() {
     assert!((dx - dp * y).abs() < 1e-12);
     assert!((dy - dp * x).abs() < 1e-12);
     assert!((dz - (100.0 + p)).abs() < 1e-12);
+}
+
+// A parameter named like its function, and like another function's gradient.
+#[grad]
+fn sq(sq: f64) -> f64 {
+    sq * sq
+}
+
+#[grad]
+fn uses_sq(sq_grad: f64) -> f64 {
+    sq(sq_grad) + 1.0
+}
+
+fn check_same_names() {
+    assert_eq!(sq_grad(3.0), (9.0, 6.0));
+    assert_eq!(uses_sq_grad(3.0), (10.0, 6.0));
 }

@@ -1,9 +1,9 @@
 use autodiff::prelude::*;
 
 #[grad]
-fn f(x: f64) -> f64 {
+fn f(w: &[f64; 3]) -> f64 {
     let mut acc = 0.0;
-    for _ in 0..3 {
+    for x in w.iter() {
         acc += x;
     }
     acc

@@ -2,7 +2,10 @@ use autodiff::prelude::*;
 
 #[grad]
 fn f(x: f64) -> f64 {
-    if x > 0.0 { x } else { -x }
+    let mut acc = x;
+    loop {
+        acc *= 0.5;
+    }
 }
 
 fn main() {}

@@ -2,8 +2,8 @@ use autodiff::prelude::*;
 
 #[grad]
 fn f(x: f64) -> f64 {
-    let positive = x > 0.0;
-    x * 2.0
+    let y = if x > 0.0 { x };
+    y
 }
 
 fn main() {}

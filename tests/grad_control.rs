@@ -1,0 +1,281 @@
+//! Arrays, constant-bound loops, branches, integer and boolean parameters, and `wrt`:
+//! each checked against central finite differences and against the same computation on
+//! the `Tape` engine.
+
+mod common;
+
+use autodiff::prelude::*;
+use common::{assert_all_close, assert_close, central_difference};
+
+const N: usize = 4;
+const H: usize = 3;
+
+#[grad(wrt(w))]
+fn dot(w: &[f64; N], x: &[f64; N]) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..N {
+        acc += w[i] * x[i];
+    }
+    acc
+}
+
+#[test]
+fn dot_product_gradient_is_the_other_vector() {
+    let w = [0.5, -1.0, 2.0, 0.25];
+    let x = [1.5, 2.0, -0.5, 4.0];
+    let (value, dw) = dot_grad(&w, &x);
+    assert_eq!(value, dot(&w, &x));
+    assert_eq!(dw, x);
+}
+
+/// A matrix-vector product through a local array, a nonlinearity, and a sum.
+#[grad]
+fn matvec(m: [[f64; N]; H], v: &[f64; N]) -> f64 {
+    let mut h = [0.0; H];
+    for j in 0..H {
+        for i in 0..N {
+            h[j] += m[j][i] * v[i];
+        }
+        h[j] = h[j].tanh();
+    }
+    let mut total = 0.0;
+    for j in 0..H {
+        total += h[j] * (j as f64 + 1.0);
+    }
+    total
+}
+
+fn matvec_on_tape(m: &[[f64; N]; H], v: &[f64; N]) -> (f64, Vec<f64>) {
+    let tape = Tape::new();
+    let mv: Vec<Vec<Var>> = m
+        .iter()
+        .map(|row| row.iter().map(|&x| tape.var(x)).collect())
+        .collect();
+    let vv: Vec<Var> = v.iter().map(|&x| tape.var(x)).collect();
+    let mut total = tape.var(0.0);
+    let zero = total;
+    for j in 0..H {
+        let mut h = zero * 0.0;
+        for i in 0..N {
+            h = h + mv[j][i] * vv[i];
+        }
+        total = total + h.tanh() * (j as f64 + 1.0);
+    }
+    let grad = total.gradient();
+    let mut all: Vec<f64> = mv.iter().flatten().map(|&x| grad.wrt(x)).collect();
+    all.extend(vv.iter().map(|&x| grad.wrt(x)));
+    (total.value(), all)
+}
+
+#[test]
+fn matrix_vector_product_matches_tape_and_finite_differences() {
+    let m = [
+        [0.1, -0.2, 0.3, 0.4],
+        [0.5, 0.6, -0.7, 0.8],
+        [-0.9, 1.0, 1.1, -1.2],
+    ];
+    let v = [0.3, -0.1, 0.7, 0.2];
+    let (value, dm, dv) = matvec_grad(m, &v);
+    assert_eq!(value, matvec(m, &v));
+    let mut ours: Vec<f64> = dm.iter().flatten().copied().collect();
+    ours.extend(dv);
+    let (tape_value, tape_grad) = matvec_on_tape(&m, &v);
+    assert_close(value, tape_value, 1e-14, "value vs tape");
+    assert_all_close(&ours, &tape_grad, 1e-14, "gradient vs tape");
+
+    let flat = |p: &[f64]| {
+        let mut m2 = [[0.0; N]; H];
+        for j in 0..H {
+            for i in 0..N {
+                m2[j][i] = p[j * N + i];
+            }
+        }
+        let v2 = [p[12], p[13], p[14], p[15]];
+        matvec(m2, &v2)
+    };
+    let point: Vec<f64> = m.iter().flatten().chain(v.iter()).copied().collect();
+    for (k, g) in ours.iter().enumerate() {
+        assert_close(
+            *g,
+            central_difference(flat, &point, k),
+            1e-7,
+            &format!("fd {k}"),
+        );
+    }
+}
+
+/// Nested loops that overwrite a local array every outer iteration, with index arithmetic
+/// on a flat parameter and an inclusive range.
+#[grad]
+fn overwrite(p: &[f64; H * N], x: f64) -> f64 {
+    let mut state = [0.0; N];
+    let mut out = 0.0;
+    for step in 0..=2 {
+        for i in 0..N {
+            let k = (i + step) % N;
+            state[i] = (state[k] * x + p[(step % H) * N + i]).sin();
+        }
+        out += state[step];
+    }
+    out * x
+}
+
+#[test]
+fn nested_loops_that_overwrite() {
+    let p = [
+        0.1, 0.2, -0.3, 0.4, -0.5, 0.6, 0.7, -0.8, 0.9, 1.0, -1.1, 1.2,
+    ];
+    let x = 0.7;
+    let (value, dp, dx) = overwrite_grad(&p, x);
+    assert_eq!(value, overwrite(&p, x));
+    let mut point = p.to_vec();
+    point.push(x);
+    let f = |q: &[f64]| {
+        let mut p2 = [0.0; H * N];
+        p2.copy_from_slice(&q[..12]);
+        overwrite(&p2, q[12])
+    };
+    for k in 0..12 {
+        assert_close(
+            dp[k],
+            central_difference(f, &point, k),
+            1e-7,
+            &format!("dp[{k}]"),
+        );
+    }
+    assert_close(dx, central_difference(f, &point, 12), 1e-7, "dx");
+}
+
+#[grad]
+fn piecewise(x: f64) -> f64 {
+    if x > 1.0 {
+        x * x
+    } else if x > 0.0 {
+        x.sin() * 2.0
+    } else {
+        -x * 3.0
+    }
+}
+
+#[test]
+fn branches_taken_every_way() {
+    for (x, expected) in [(2.0, 4.0), (0.5, 2.0 * 0.5f64.cos()), (-1.5, -3.0)] {
+        let (value, dx) = piecewise_grad(x);
+        assert_eq!(value, piecewise(x));
+        assert_close(dx, expected, 1e-15, &format!("piecewise at {x}"));
+        assert_close(
+            dx,
+            central_difference(|p| piecewise(p[0]), &[x], 0),
+            1e-7,
+            "fd",
+        );
+    }
+}
+
+/// Assignments to `mut` variables inside branches inside a loop, with `&&`, `||` and `!`.
+#[grad]
+fn branchy(w: &[f64; N], scale: f64) -> f64 {
+    let mut acc = 0.0;
+    let mut last = 1.0;
+    for i in 0..N {
+        if w[i] > 0.0 && !(w[i] > 10.0) {
+            acc += w[i] * scale;
+            last = w[i];
+        } else if w[i] < -1.0 || i == 0 {
+            acc -= 0.5 * w[i] * w[i];
+        } else {
+            last *= scale;
+        }
+    }
+    acc * last
+}
+
+#[test]
+fn branches_inside_loops() {
+    for w in [
+        [0.5, -2.0, 0.3, -0.4],
+        [-0.5, 2.0, -3.0, 0.4],
+        [1.5, 0.5, -0.2, -1.4],
+    ] {
+        let scale = 1.3;
+        let (value, dw, dscale) = branchy_grad(&w, scale);
+        assert_eq!(value, branchy(&w, scale));
+        let mut point = w.to_vec();
+        point.push(scale);
+        let f = |q: &[f64]| branchy(&[q[0], q[1], q[2], q[3]], q[4]);
+        for k in 0..N {
+            assert_close(
+                dw[k],
+                central_difference(f, &point, k),
+                1e-7,
+                &format!("dw[{k}]"),
+            );
+        }
+        assert_close(dscale, central_difference(f, &point, N), 1e-7, "dscale");
+    }
+}
+
+/// An `if` as a value, in the middle of an expression, and a block as a value.
+#[grad]
+fn if_value(x: f64, y: f64) -> f64 {
+    let sign = if x * y > 0.0 { 1.0 } else { -1.0 };
+    let magnitude = (x * y).abs() + if y > x { y.exp() } else { x.ln_1p() };
+    sign * magnitude + {
+        let t = x - y;
+        t * t
+    }
+}
+
+#[test]
+fn if_as_a_value() {
+    for (x, y) in [(0.5, 1.5), (1.5, 0.5), (-0.5, 0.7), (0.9, -0.4)] {
+        let (value, dx, dy) = if_value_grad(x, y);
+        assert_eq!(value, if_value(x, y));
+        let f = |p: &[f64]| if_value(p[0], p[1]);
+        assert_close(dx, central_difference(f, &[x, y], 0), 1e-7, "dx");
+        assert_close(dy, central_difference(f, &[x, y], 1), 1e-7, "dy");
+    }
+}
+
+/// Integer and boolean parameters are constants with no entry in the gradient.
+#[grad]
+fn with_constants(x: f64, n: i32, flag: bool, count: usize) -> f64 {
+    let mut total = 0.0;
+    for i in 0..4 {
+        if i < count {
+            total += x.powi(n) * (i as f64);
+        }
+    }
+    if flag {
+        total * x
+    } else {
+        total
+    }
+}
+
+#[test]
+fn integer_and_boolean_parameters() {
+    let (value, dx) = with_constants_grad(1.5, 3, true, 3);
+    assert_eq!(value, with_constants(1.5, 3, true, 3));
+    // total = 3·x³ (i = 0, 1, 2), times x: 3x⁴ → 12x³.
+    assert_close(dx, 12.0 * 1.5f64.powi(3), 1e-14, "flag");
+    let (_, dx) = with_constants_grad(1.5, 2, false, 4);
+    // total = 6·x² → 12x.
+    assert_close(dx, 18.0, 1e-14, "no flag");
+}
+
+#[grad(wrt(b))]
+fn only_b(a: &[f64; 2], b: &[f64; 2], c: f64) -> f64 {
+    let mut s = 0.0;
+    for i in 0..2 {
+        s += a[i] * b[i] * c;
+    }
+    s
+}
+
+#[test]
+fn wrt_an_array_subset() {
+    let (value, db) = only_b_grad(&[1.0, 2.0], &[3.0, 4.0], 0.5);
+    assert_eq!(value, 0.5 * (3.0 + 8.0));
+    assert_eq!(db, [0.5, 1.0]);
+}
