@@ -193,6 +193,36 @@ pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
 struct Loop {
     /// The number of iterations, a constant expression of type `usize`.
     trips: TokenStream,
+    /// The variables the loop writes (in its body, at any depth).
+    writes: Vec<VarId>,
+    /// Whether the loop itself is inside a branch.
+    in_branch: bool,
+    /// Copies of variables taken just before the loop (forward statements), for reads
+    /// inside it of variables it never writes.
+    snapshots: TokenStream,
+    /// The variables copied so far, with how the reverse sweep reads each copy.
+    copied: Vec<(VarId, TokenStream)>,
+}
+
+/// The variables a block writes, at any depth.
+fn written(block: &Block, out: &mut Vec<VarId>) {
+    for stmt in block {
+        match stmt {
+            Stmt::Let { var, .. } => out.push(*var),
+            Stmt::Assign { place, .. } => out.push(place.var),
+            Stmt::For { var, body, .. } => {
+                out.push(*var);
+                written(body, out);
+            }
+            Stmt::If {
+                then, otherwise, ..
+            } => {
+                written(then, out);
+                written(otherwise, out);
+            }
+            Stmt::Eval { .. } | Stmt::Return { .. } => {}
+        }
+    }
 }
 
 struct Generator<'a> {
@@ -264,6 +294,39 @@ impl Generator<'_> {
         }
     }
 
+    /// A read of `var` inside loops that do not write it has the value `var` had when the
+    /// outermost such loop started: copy `var` once, just before that loop (per iteration of
+    /// the loops around it), rather than saving every read. Returns how the reverse sweep
+    /// reads the copy, or `None` when the innermost loop writes `var`.
+    fn snapshot(&mut self, var: VarId) -> Option<TokenStream> {
+        let level = self.loops.iter().position(|l| !l.writes.contains(&var))?;
+        if let Some((_, copy)) = self.loops[level].copied.iter().find(|(v, _)| *v == var) {
+            return Some(copy.clone());
+        }
+        let dims = &self.function.vars[var].dims;
+        let (ty, zero) = (real_type(dims), zeros(dims));
+        let value = self.var_slot(var);
+        let tape = slot("tape", self.tapes.len());
+        let (save, read) = if level == 0 && !self.loops[0].in_branch {
+            // Before an outermost loop outside any branch: a plain copy stays in scope.
+            self.tapes.push(TokenStream::new()); // reserves the name
+            (quote!(let #tape: #ty = #value;), tape.to_token_stream())
+        } else if level == 0 {
+            self.tapes.push(quote!(let mut #tape: #ty = #zero;));
+            (quote!(#tape = #value;), tape.to_token_stream())
+        } else {
+            let size = self.loops[..level].iter().map(|l| &l.trips);
+            self.tapes
+                .push(quote!(let mut #tape = [#zero; 1 #(* #size)*];));
+            let iter = iter_slot(level);
+            (quote!(#tape[#iter] = #value;), quote!(#tape[#iter]))
+        };
+        let outer = &mut self.loops[level];
+        outer.snapshots.extend(save);
+        outer.copied.push((var, read.clone()));
+        Some(read)
+    }
+
     /// How the reverse sweep gets the value of `node`: read back from its slot while in
     /// scope, recomputed when it cannot have changed (a constant, an integer, an element of
     /// a parameter that is never assigned), else saved by the forward pass.
@@ -282,6 +345,8 @@ impl Generator<'_> {
                         TokenStream::new(),
                         self.place(place, self.var_slot(place.var)),
                     )
+                } else if let Some(copy) = self.snapshot(place.var) {
+                    (TokenStream::new(), self.place(place, copy))
                 } else {
                     self.save(primal, quote!(f64), quote!(0.0f64))
                 }
@@ -353,13 +418,19 @@ impl Generator<'_> {
                 let index = self.var_slot(*var);
                 let trips = trips(start, end, *inclusive);
                 let range = range(start, end, *inclusive);
+                let mut writes = Vec::new();
+                written(body, &mut writes);
                 self.loops.push(Loop {
                     trips: trips.clone(),
+                    writes,
+                    in_branch: self.in_branch,
+                    snapshots: TokenStream::new(),
+                    copied: Vec::new(),
                 });
                 let tapes_before = self.tapes.len();
                 let body = self.forward_block(body);
                 let depth = self.loops.len();
-                self.loops.pop();
+                let snapshots = self.loops.pop().map(|l| l.snapshots).unwrap_or_default();
                 let iter = if self.tapes.len() > tapes_before {
                     self.iterated.push(*var);
                     self.iteration(depth, &index, start, &trips)
@@ -367,6 +438,7 @@ impl Generator<'_> {
                     TokenStream::new()
                 };
                 quote! {
+                    #snapshots
                     for #index in #range {
                         #iter
                         #body
@@ -703,6 +775,10 @@ impl Generator<'_> {
                 let range = range(start, end, *inclusive);
                 self.loops.push(Loop {
                     trips: trips.clone(),
+                    writes: Vec::new(),
+                    in_branch: self.in_branch,
+                    snapshots: TokenStream::new(),
+                    copied: Vec::new(),
                 });
                 let depth = self.loops.len();
                 let body = self.reverse_block(body, false);
