@@ -53,6 +53,42 @@ mod expansion {
     }
 
     #[test]
+    fn loop_over_an_array() {
+        insta::assert_snapshot!(expand(
+            quote!(wrt(w)),
+            quote! {
+                pub fn dot(w: &[f64; N], x: &[f64; N]) -> f64 {
+                    let mut acc = 0.0;
+                    for i in 0..N {
+                        acc += (w[i] * x[i]).tanh();
+                    }
+                    acc
+                }
+            }
+        ));
+    }
+
+    #[test]
+    fn branch_in_a_loop() {
+        insta::assert_snapshot!(expand(
+            quote!(),
+            quote! {
+                fn hinge(w: [f64; 3], t: f64) -> f64 {
+                    let mut total = 0.0;
+                    for i in 0..3 {
+                        if w[i] * t > 1.0 {
+                            total += w[i].ln();
+                        } else {
+                            total -= t * w[i];
+                        }
+                    }
+                    total
+                }
+            }
+        ));
+    }
+
+    #[test]
     fn wrt_subset() {
         insta::assert_snapshot!(expand(
             quote!(wrt(c, a)),
