@@ -683,20 +683,7 @@ impl Generator<'_> {
     }
 
     fn recomputable(&self, id: NodeId) -> bool {
-        let nodes = &self.function.nodes;
-        match &nodes[id].kind {
-            NodeKind::Const(_) => true,
-            NodeKind::Read(place) => {
-                self.function.vars[place.var].kind == VarKind::Int
-                    && place.indices.iter().all(|&i| self.recomputable(i))
-            }
-            NodeKind::Op { args, .. } => args.iter().all(|&a| self.recomputable(a)),
-            NodeKind::Typed { arg, .. } | NodeKind::Cast { arg, .. } => self.recomputable(*arg),
-            NodeKind::Infix { lhs, rhs, .. } => {
-                nodes[id].num != Num::Bool && self.recomputable(*lhs) && self.recomputable(*rhs)
-            }
-            _ => false,
-        }
+        crate::ir::recomputable(&self.function.nodes, &self.function.vars, id)
     }
 
     fn reverse_stmt(&mut self, stmt: &Stmt) -> TokenStream {

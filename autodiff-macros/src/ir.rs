@@ -248,3 +248,22 @@ impl Stmt {
         }
     }
 }
+
+/// Whether a node can be computed again in the reverse sweep: it reads only constants and
+/// integer variables (no `f64` value, no call, no condition). Indices and integer locals
+/// must be, since the reverse sweep recomputes them instead of saving them.
+pub fn recomputable(nodes: &[Node], vars: &[Var], node: NodeId) -> bool {
+    let again = |n: &NodeId| recomputable(nodes, vars, *n);
+    match &nodes[node].kind {
+        NodeKind::Const(_) => true,
+        NodeKind::Read(place) => {
+            vars[place.var].kind == VarKind::Int && place.indices.iter().all(again)
+        }
+        NodeKind::Op { args, .. } => args.iter().all(again),
+        NodeKind::Typed { arg, .. } | NodeKind::Cast { arg, .. } => again(arg),
+        NodeKind::Infix { lhs, rhs, .. } => {
+            nodes[node].num != Num::Bool && again(lhs) && again(rhs)
+        }
+        NodeKind::Call { .. } | NodeKind::StopGradient(_) | NodeKind::Not(_) => false,
+    }
+}

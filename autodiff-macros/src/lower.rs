@@ -693,24 +693,8 @@ impl Lowering {
         }
     }
 
-    /// Whether an integer node can be recomputed in the reverse sweep: it reads only
-    /// constants and integer variables (no `f64` value, no call).
     fn recomputable(&self, node: NodeId) -> bool {
-        match &self.nodes[node].kind {
-            NodeKind::Const(_) => true,
-            NodeKind::Read(place) => {
-                self.vars[place.var].kind == VarKind::Int
-                    && place.indices.iter().all(|&i| self.recomputable(i))
-            }
-            NodeKind::Op { args, .. } => args.iter().all(|&a| self.recomputable(a)),
-            NodeKind::Typed { arg, .. } | NodeKind::Cast { arg, .. } => self.recomputable(*arg),
-            NodeKind::Infix { lhs, rhs, .. } => {
-                self.nodes[node].num != Num::Bool
-                    && self.recomputable(*lhs)
-                    && self.recomputable(*rhs)
-            }
-            NodeKind::Call { .. } | NodeKind::StopGradient(_) | NodeKind::Not(_) => false,
-        }
+        crate::ir::recomputable(&self.nodes, &self.vars, node)
     }
 
     /// `if cond { … } else { … }` as a statement, or, with `result`, as the value assigned

@@ -103,31 +103,57 @@ pub fn loss(p: &[f64; PARAMS], xs: &[[f64; 2]; SAMPLES], ys: &[f64; SAMPLES]) ->
     data_loss / (SAMPLES as f64) + ALPHA * penalty
 }
 
-/// The network's score for one input.
-pub fn score(p: &[f64; PARAMS], x: [f64; 2]) -> f64 {
-    let mut h1 = [0.0; HIDDEN];
-    for (j, h) in h1.iter_mut().enumerate() {
+/// One forward pass through the network, keeping what backpropagation needs.
+pub struct Activations {
+    /// First hidden layer, before and after the ReLU.
+    pub a1: [f64; HIDDEN],
+    /// First hidden layer's outputs.
+    pub h1: [f64; HIDDEN],
+    /// Second hidden layer, before the ReLU.
+    pub a2: [f64; HIDDEN],
+    /// Second hidden layer's outputs.
+    pub h2: [f64; HIDDEN],
+    /// The output.
+    pub score: f64,
+}
+
+/// The network on one input (plain `f64` code, the same operations as `loss`).
+pub fn forward(p: &[f64; PARAMS], x: [f64; 2]) -> Activations {
+    let mut out = Activations {
+        a1: [0.0; HIDDEN],
+        h1: [0.0; HIDDEN],
+        a2: [0.0; HIDDEN],
+        h2: [0.0; HIDDEN],
+        score: 0.0,
+    };
+    for j in 0..HIDDEN {
         let unit = L1 + j * (INPUTS + 1);
         let mut act = p[unit + INPUTS];
         for i in 0..INPUTS {
             act += p[unit + i] * x[i];
         }
-        *h = act.relu();
+        out.a1[j] = act;
+        out.h1[j] = act.relu();
     }
-    let mut h2 = [0.0; HIDDEN];
-    for (j, h) in h2.iter_mut().enumerate() {
+    for j in 0..HIDDEN {
         let unit = L2 + j * (HIDDEN + 1);
         let mut act = p[unit + HIDDEN];
         for k in 0..HIDDEN {
-            act += p[unit + k] * h1[k];
+            act += p[unit + k] * out.h1[k];
         }
-        *h = act.relu();
+        out.a2[j] = act;
+        out.h2[j] = act.relu();
     }
-    let mut score = p[L3 + HIDDEN];
+    out.score = p[L3 + HIDDEN];
     for k in 0..HIDDEN {
-        score += p[L3 + k] * h2[k];
+        out.score += p[L3 + k] * out.h2[k];
     }
-    score
+    out
+}
+
+/// The network's score for one input.
+pub fn score(p: &[f64; PARAMS], x: [f64; 2]) -> f64 {
+    forward(p, x).score
 }
 
 /// The fraction of samples on the right side of the boundary.
@@ -149,82 +175,7 @@ pub fn loss_backprop(
     xs: &[[f64; 2]; SAMPLES],
     ys: &[f64; SAMPLES],
 ) -> (f64, [f64; PARAMS]) {
-    let mut grad = [0.0; PARAMS];
-    let mut data_loss = 0.0;
-    let scale = 1.0 / SAMPLES as f64;
-    for s in 0..SAMPLES {
-        let x = xs[s];
-        // Forward, keeping pre-activations.
-        let mut a1 = [0.0; HIDDEN];
-        let mut h1 = [0.0; HIDDEN];
-        for j in 0..HIDDEN {
-            let unit = L1 + j * (INPUTS + 1);
-            let mut act = p[unit + INPUTS];
-            for i in 0..INPUTS {
-                act += p[unit + i] * x[i];
-            }
-            a1[j] = act;
-            h1[j] = act.relu();
-        }
-        let mut a2 = [0.0; HIDDEN];
-        let mut h2 = [0.0; HIDDEN];
-        for j in 0..HIDDEN {
-            let unit = L2 + j * (HIDDEN + 1);
-            let mut act = p[unit + HIDDEN];
-            for k in 0..HIDDEN {
-                act += p[unit + k] * h1[k];
-            }
-            a2[j] = act;
-            h2[j] = act.relu();
-        }
-        let mut score = p[L3 + HIDDEN];
-        for k in 0..HIDDEN {
-            score += p[L3 + k] * h2[k];
-        }
-        let margin = 1.0 - ys[s] * score;
-        data_loss += margin.relu();
-        if margin <= 0.0 {
-            continue;
-        }
-        // Backward: d loss / d score = -y / SAMPLES.
-        let d_score = -ys[s] * scale;
-        grad[L3 + HIDDEN] += d_score;
-        let mut d_h2 = [0.0; HIDDEN];
-        for k in 0..HIDDEN {
-            grad[L3 + k] += d_score * h2[k];
-            d_h2[k] = d_score * p[L3 + k];
-        }
-        let mut d_h1 = [0.0; HIDDEN];
-        for j in 0..HIDDEN {
-            if a2[j] <= 0.0 {
-                continue;
-            }
-            let unit = L2 + j * (HIDDEN + 1);
-            let d_act = d_h2[j];
-            grad[unit + HIDDEN] += d_act;
-            for k in 0..HIDDEN {
-                grad[unit + k] += d_act * h1[k];
-                d_h1[k] += d_act * p[unit + k];
-            }
-        }
-        for j in 0..HIDDEN {
-            if a1[j] <= 0.0 {
-                continue;
-            }
-            let unit = L1 + j * (INPUTS + 1);
-            let d_act = d_h1[j];
-            grad[unit + INPUTS] += d_act;
-            for i in 0..INPUTS {
-                grad[unit + i] += d_act * x[i];
-            }
-        }
-    }
-    let mut penalty = 0.0;
-    for q in 0..PARAMS {
-        penalty += p[q] * p[q];
-        grad[q] += ALPHA * 2.0 * p[q];
-    }
-    (data_loss / SAMPLES as f64 + ALPHA * penalty, grad)
+    backprop(p, xs, ys, true)
 }
 
 /// The hand-written backpropagation without its shortcuts: every sample and every unit
@@ -235,61 +186,53 @@ pub fn loss_backprop_dense(
     xs: &[[f64; 2]; SAMPLES],
     ys: &[f64; SAMPLES],
 ) -> (f64, [f64; PARAMS]) {
+    backprop(p, xs, ys, false)
+}
+
+fn backprop(
+    p: &[f64; PARAMS],
+    xs: &[[f64; 2]; SAMPLES],
+    ys: &[f64; SAMPLES],
+    sparse: bool,
+) -> (f64, [f64; PARAMS]) {
     let mut grad = [0.0; PARAMS];
     let mut data_loss = 0.0;
     let scale = 1.0 / SAMPLES as f64;
     for s in 0..SAMPLES {
         let x = xs[s];
-        // Forward, keeping pre-activations.
-        let mut a1 = [0.0; HIDDEN];
-        let mut h1 = [0.0; HIDDEN];
-        for j in 0..HIDDEN {
-            let unit = L1 + j * (INPUTS + 1);
-            let mut act = p[unit + INPUTS];
-            for i in 0..INPUTS {
-                act += p[unit + i] * x[i];
-            }
-            a1[j] = act;
-            h1[j] = act.relu();
-        }
-        let mut a2 = [0.0; HIDDEN];
-        let mut h2 = [0.0; HIDDEN];
-        for j in 0..HIDDEN {
-            let unit = L2 + j * (HIDDEN + 1);
-            let mut act = p[unit + HIDDEN];
-            for k in 0..HIDDEN {
-                act += p[unit + k] * h1[k];
-            }
-            a2[j] = act;
-            h2[j] = act.relu();
-        }
-        let mut score = p[L3 + HIDDEN];
-        for k in 0..HIDDEN {
-            score += p[L3 + k] * h2[k];
-        }
-        let margin = 1.0 - ys[s] * score;
+        let act = forward(p, x);
+        let margin = 1.0 - ys[s] * act.score;
         data_loss += margin.relu();
-        // Backward: d loss / d score = -y / SAMPLES where the hinge is active.
+        if sparse && margin <= 0.0 {
+            continue;
+        }
+        // d loss / d score = -y / SAMPLES where the hinge is active.
         let d_score = -ys[s] * scale * step(margin);
         grad[L3 + HIDDEN] += d_score;
         let mut d_h2 = [0.0; HIDDEN];
         for k in 0..HIDDEN {
-            grad[L3 + k] += d_score * h2[k];
+            grad[L3 + k] += d_score * act.h2[k];
             d_h2[k] = d_score * p[L3 + k];
         }
         let mut d_h1 = [0.0; HIDDEN];
         for j in 0..HIDDEN {
+            if sparse && act.a2[j] <= 0.0 {
+                continue;
+            }
             let unit = L2 + j * (HIDDEN + 1);
-            let d_act = d_h2[j] * step(a2[j]);
+            let d_act = d_h2[j] * step(act.a2[j]);
             grad[unit + HIDDEN] += d_act;
             for k in 0..HIDDEN {
-                grad[unit + k] += d_act * h1[k];
+                grad[unit + k] += d_act * act.h1[k];
                 d_h1[k] += d_act * p[unit + k];
             }
         }
         for j in 0..HIDDEN {
+            if sparse && act.a1[j] <= 0.0 {
+                continue;
+            }
             let unit = L1 + j * (INPUTS + 1);
-            let d_act = d_h1[j] * step(a1[j]);
+            let d_act = d_h1[j] * step(act.a1[j]);
             grad[unit + INPUTS] += d_act;
             for i in 0..INPUTS {
                 grad[unit + i] += d_act * x[i];
