@@ -5,6 +5,9 @@
 //!
 //! Shared by `examples/moons.rs` and `tests/moons.rs`.
 #![allow(dead_code)]
+// `#[grad]` code indexes arrays with loop variables (iterators are not differentiated), and
+// the other versions are written the same way so they can be compared line by line.
+#![allow(clippy::needless_range_loop)]
 
 use autodiff::prelude::*;
 use rand::rngs::StdRng;
@@ -271,7 +274,7 @@ pub fn loss_value(
                 let unit = L1 + j * (INPUTS + 1);
                 let mut act = params[unit + INPUTS].clone();
                 for i in 0..INPUTS {
-                    act = act + &params[unit + i] * xs[s][i];
+                    act += &params[unit + i] * xs[s][i];
                 }
                 act.relu()
             })
@@ -281,20 +284,20 @@ pub fn loss_value(
                 let unit = L2 + j * (HIDDEN + 1);
                 let mut act = params[unit + HIDDEN].clone();
                 for k in 0..HIDDEN {
-                    act = act + &params[unit + k] * &h1[k];
+                    act += &params[unit + k] * &h1[k];
                 }
                 act.relu()
             })
             .collect();
         let mut score = params[L3 + HIDDEN].clone();
         for k in 0..HIDDEN {
-            score = score + &params[L3 + k] * &h2[k];
+            score += &params[L3 + k] * &h2[k];
         }
-        data_loss = data_loss + (1.0 - ys[s] * score).relu();
+        data_loss += (1.0 - ys[s] * score).relu();
     }
     let mut penalty = Value::new(0.0);
     for q in &params {
-        penalty = penalty + q * q;
+        penalty += q * q;
     }
     let total = data_loss / (SAMPLES as f64) + ALPHA * penalty;
     total.backward();
