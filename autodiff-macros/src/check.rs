@@ -97,13 +97,22 @@ pub fn check(function: &Function) -> syn::Result<Activity> {
     let mut result = None;
     writes(&function.body, &mut assignments, &mut result);
 
-    // Varied: forward from the differentiated parameters, to a fixed point over variables.
+    // The variables each node's value is written to.
+    let mut written_from: Vec<Vec<VarId>> = vec![Vec::new(); nodes.len()];
+    for &(var, value) in &assignments {
+        written_from[value].push(var);
+    }
+
+    // Varied: forward from the differentiated parameters. Nodes are visited in evaluation
+    // order and a variable is marked as soon as a varied value is written to it, so
+    // straight-line code settles in one pass; values carried around loops take a few more.
     let mut varied_var = vec![false; function.vars.len()];
     for (index, param) in function.params.iter().enumerate() {
         varied_var[param.var] = function.wrt.contains(&index);
     }
     let mut varied = vec![false; nodes.len()];
     loop {
+        let mut changed = false;
         for (id, node) in nodes.iter().enumerate() {
             varied[id] = match &node.kind {
                 NodeKind::Read(place) => varied_var[place.var],
@@ -111,12 +120,11 @@ pub fn check(function: &Function) -> syn::Result<Activity> {
                     .iter()
                     .any(|&(_, arg)| varied[arg]),
             };
-        }
-        let mut changed = false;
-        for &(var, value) in &assignments {
-            if varied[value] && !varied_var[var] {
-                varied_var[var] = true;
-                changed = true;
+            if varied[id] {
+                for &var in &written_from[id] {
+                    changed |= !varied_var[var];
+                    varied_var[var] = true;
+                }
             }
         }
         if !changed {
@@ -124,33 +132,31 @@ pub fn check(function: &Function) -> syn::Result<Activity> {
         }
     }
 
-    // Useful: backward from the result, to a fixed point over variables.
+    // Useful: backward from the result, in reverse evaluation order, a variable marked as
+    // soon as a useful read of it is seen (so the values written to it are reached later in
+    // the same pass), repeated until loops settle.
     let mut useful_var = vec![false; function.vars.len()];
     let mut useful = vec![false; nodes.len()];
+    if let Some(result) = result {
+        useful[result] = true;
+    }
     loop {
-        useful.iter_mut().for_each(|u| *u = false);
-        if let Some(result) = result {
-            useful[result] = true;
-        }
-        for &(var, value) in &assignments {
-            if useful_var[var] {
-                useful[value] = true;
-            }
-        }
-        for id in (0..nodes.len()).rev() {
-            if useful[id] && varied[id] {
-                for (_, arg) in differentiable_operands(&nodes[id].kind) {
-                    useful[arg] = true;
-                }
-            }
-        }
         let mut changed = false;
-        for (id, node) in nodes.iter().enumerate() {
-            if let NodeKind::Read(place) = &node.kind {
-                if useful[id] && varied[id] && !useful_var[place.var] {
-                    useful_var[place.var] = true;
-                    changed = true;
-                }
+        for id in (0..nodes.len()).rev() {
+            if !useful[id] && written_from[id].iter().any(|&var| useful_var[var]) {
+                useful[id] = true;
+                changed = true;
+            }
+            if !useful[id] || !varied[id] {
+                continue;
+            }
+            if let NodeKind::Read(place) = &nodes[id].kind {
+                changed |= !useful_var[place.var];
+                useful_var[place.var] = true;
+            }
+            for (_, arg) in differentiable_operands(&nodes[id].kind) {
+                changed |= !useful[arg];
+                useful[arg] = true;
             }
         }
         if !changed {
