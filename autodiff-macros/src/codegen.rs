@@ -151,6 +151,7 @@ pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
         in_branch: false,
         iterated: Vec::new(),
         result: None,
+        reached: Vec::new(),
     };
     let forward = gen.forward_block(&function.body);
     let reverse = gen.reverse_block(&function.body, true);
@@ -167,7 +168,8 @@ pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
     let partials = function.wrt.iter().map(|&index| {
         let var = function.params[index].var;
         let adjoint = slot("adjoint_var", var);
-        if activity.var(var) && function.vars[var].dims.is_empty() {
+        let always_reached = gen.reached.contains(&var) && !function.vars[var].reassigned;
+        if activity.var(var) && function.vars[var].dims.is_empty() && !always_reached {
             // `+ 0.0` turns a `-0.0` (no contribution) into `0.0`; other values pass.
             quote!(#adjoint + 0.0)
         } else if activity.var(var) {
@@ -242,6 +244,9 @@ struct Generator<'a> {
     iterated: Vec<VarId>,
     /// The slot of the returned value.
     result: Option<TokenStream>,
+    /// Variables whose adjoint gets a contribution on every path (outside loops and
+    /// branches), so cannot end as the `-0.0` it starts from.
+    reached: Vec<VarId>,
 }
 
 impl Generator<'_> {
@@ -790,7 +795,7 @@ impl Generator<'_> {
 
     /// Passes `seed`, the adjoint of the statement's value `root`, to the nodes of the
     /// statement in reverse order, and from reads to the adjoints of variables.
-    fn propagate(&self, root: NodeId, seed: TokenStream, ids: &[NodeId]) -> TokenStream {
+    fn propagate(&mut self, root: NodeId, seed: TokenStream, ids: &[NodeId]) -> TokenStream {
         struct Contribution {
             target: NodeId,
             negate: bool,
@@ -847,6 +852,9 @@ impl Generator<'_> {
             };
             if let NodeKind::Read(place) = &nodes[c.target].kind {
                 // A read passes its adjoint on to the variable (or element) it read.
+                if !self.scoped() {
+                    self.reached.push(place.var);
+                }
                 let target = self.place(place, slot("adjoint_var", place.var).into_token_stream());
                 out.extend(if c.negate {
                     quote!(#target -= #term;)
