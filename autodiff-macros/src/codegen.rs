@@ -420,18 +420,9 @@ impl Generator<'_> {
                 inclusive,
                 body,
             } => {
-                let index = self.var_slot(*var);
-                let trips = trips(start, end, *inclusive);
-                let range = range(start, end, *inclusive);
                 let mut writes = Vec::new();
                 written(body, &mut writes);
-                self.loops.push(Loop {
-                    trips: trips.clone(),
-                    writes,
-                    in_branch: self.in_branch,
-                    snapshots: TokenStream::new(),
-                    copied: Vec::new(),
-                });
+                let (index, trips, range) = self.enter_loop(*var, start, end, *inclusive, writes);
                 let tapes_before = self.tapes.len();
                 let body = self.forward_block(body);
                 let depth = self.loops.len();
@@ -451,6 +442,27 @@ impl Generator<'_> {
                 }
             }
         }
+    }
+
+    /// Pushes a loop (the forward pass passes the variables it writes, for snapshots).
+    /// Returns the loop variable's slot, the number of iterations and the range.
+    fn enter_loop(
+        &mut self,
+        var: VarId,
+        start: &TokenStream,
+        end: &TokenStream,
+        inclusive: bool,
+        writes: Vec<VarId>,
+    ) -> (TokenStream, TokenStream, TokenStream) {
+        let trips = trips(start, end, inclusive);
+        self.loops.push(Loop {
+            trips: trips.clone(),
+            writes,
+            in_branch: self.in_branch,
+            snapshots: TokenStream::new(),
+            copied: Vec::new(),
+        });
+        (self.var_slot(var), trips, range(start, end, inclusive))
     }
 
     /// `let __iter_D = __iter_{D-1} * trips + (i - start) as usize;`
@@ -762,16 +774,8 @@ impl Generator<'_> {
                 inclusive,
                 body,
             } => {
-                let index = self.var_slot(*var);
-                let trips = trips(start, end, *inclusive);
-                let range = range(start, end, *inclusive);
-                self.loops.push(Loop {
-                    trips: trips.clone(),
-                    writes: Vec::new(),
-                    in_branch: self.in_branch,
-                    snapshots: TokenStream::new(),
-                    copied: Vec::new(),
-                });
+                let (index, trips, range) =
+                    self.enter_loop(*var, start, end, *inclusive, Vec::new());
                 let depth = self.loops.len();
                 let body = self.reverse_block(body, false);
                 self.loops.pop();
