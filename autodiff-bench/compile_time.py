@@ -1,16 +1,17 @@
 #!/usr/bin/env python3
 """Compile-time cost of `#[grad]` and of `symdiff`, on generated functions of N operations.
 
-    python3 autodiff-bench/compile_time.py                      # N = 10, 100, 1000, 5000
-    python3 autodiff-bench/compile_time.py --sizes 10 100 --timeout 60
+    python3 autodiff-bench/compile_time.py          # N = 10 ... 5000, about 12 minutes
+    python3 autodiff-bench/compile_time.py --sizes 10 100 --repeat 1 --timeout 60
 
 For each shape of function and each N, it writes one small crate per tool into a
 temporary directory — the function alone (`none`, the baseline), with `#[grad]`, and with
 symdiff's `#[gradient]`, each with a public function that calls the gradient (so that it
-is compiled to machine code) — and times `cargo check --release` (parsing, macro expansion and
-type checking) and `cargo build --release` (everything, with LLVM) of that crate alone:
-the dependencies are compiled once beforehand into a shared target directory. A build that
-takes longer than the timeout is stopped and reported as such.
+is compiled to machine code) — and times `cargo check --release` (parsing, macro
+expansion and type checking) and `cargo build --release` (everything, with LLVM) of that
+crate alone: the dependencies are compiled once beforehand into a shared target
+directory. A build that takes longer than the timeout is stopped and reported as such, and
+that tool is not run on larger N.
 
 The shapes, over 8 inputs:
 - `sum`: N/3 terms `s = s + sin(x[i]·x[j])` (3 operations each); no value is used twice
@@ -178,8 +179,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10, 100, 1000, 5000])
     parser.add_argument("--shapes", nargs="+", default=list(SHAPES), choices=list(SHAPES))
-    parser.add_argument("--timeout", type=float, default=300.0)
-    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--timeout", type=float, default=120.0)
+    parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
 
     root = tempfile.mkdtemp(prefix="autodiff-compile-time-")
