@@ -189,55 +189,26 @@ fn stopped(x: f64, y: f64) -> f64 {
 #[test]
 fn constructs_match_finite_differences() {
     type Case = (&'static str, fn(&[f64]) -> f64, fn(&[f64]) -> Vec<f64>);
+    /// `(name, f at a point, the gradient of f_grad at a point)` for a two-parameter `f`.
+    macro_rules! case {
+        ($f:ident, $f_grad:ident) => {
+            (
+                stringify!($f),
+                |p: &[f64]| $f(p[0], p[1]),
+                |p: &[f64]| {
+                    let (_, a, b) = $f_grad(p[0], p[1]);
+                    vec![a, b]
+                },
+            )
+        };
+    }
     let cases: [Case; 6] = [
-        (
-            "deep",
-            |p| deep(p[0], p[1]),
-            |p| {
-                let (_, a, b) = deep_grad(p[0], p[1]);
-                vec![a, b]
-            },
-        ),
-        (
-            "shared_subexpression",
-            |p| shared_subexpression(p[0], p[1]),
-            |p| {
-                let (_, a, b) = shared_subexpression_grad(p[0], p[1]);
-                vec![a, b]
-            },
-        ),
-        (
-            "shadowing",
-            |p| shadowing(p[0], p[1]),
-            |p| {
-                let (_, a, b) = shadowing_grad(p[0], p[1]);
-                vec![a, b]
-            },
-        ),
-        (
-            "mutation",
-            |p| mutation(p[0], p[1]),
-            |p| {
-                let (_, a, b) = mutation_grad(p[0], p[1]);
-                vec![a, b]
-            },
-        ),
-        (
-            "constants",
-            |p| constants(p[0], p[1]),
-            |p| {
-                let (_, a, b) = constants_grad(p[0], p[1]);
-                vec![a, b]
-            },
-        ),
-        (
-            "calls",
-            |p| calls(p[0], p[1]),
-            |p| {
-                let (_, a, b) = calls_grad(p[0], p[1]);
-                vec![a, b]
-            },
-        ),
+        case!(deep, deep_grad),
+        case!(shared_subexpression, shared_subexpression_grad),
+        case!(shadowing, shadowing_grad),
+        case!(mutation, mutation_grad),
+        case!(constants, constants_grad),
+        case!(calls, calls_grad),
     ];
     for (name, f, grad) in cases {
         for point in [[0.3, 0.7], [-0.4, 0.2], [1.1, -0.6]] {

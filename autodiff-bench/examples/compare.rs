@@ -289,16 +289,16 @@ fn main() {
 
     let generated = index(Contender::Generated);
     let nanos = |row: &Row, c: Contender| row.cells[index(c)].nanos;
-    let others = [
-        Contender::Value,
-        Contender::Tape,
-        Contender::FiniteDifferences,
-        Contender::NumDualPasses,
-        Contender::NumDualVector,
-        Contender::Reverse,
-        Contender::AutodiffFwd,
-        Contender::Symdiff,
-    ];
+    // Every contender compared with `#[grad]`: all but the three in the first columns.
+    let others: Vec<Contender> = Contender::ALL
+        .into_iter()
+        .filter(|c| {
+            !matches!(
+                c,
+                Contender::Primal | Contender::Generated | Contender::HandWritten
+            )
+        })
+        .collect();
     let mut heading = vec!["ratio", "#[grad] / hand", "#[grad] / primal"];
     let labels: Vec<String> = others
         .iter()
