@@ -19,7 +19,7 @@ mod errors;
 mod expand;
 #[path = "../src/ir.rs"]
 mod ir;
-#[path = "../src/lower.rs"]
+#[path = "../src/lower/mod.rs"]
 mod lower;
 #[path = "../src/ops.rs"]
 mod ops;

@@ -1,0 +1,501 @@
+//! Expressions: literals, reads, operators, methods, calls, casts.
+
+use super::*;
+
+impl Lowering {
+    // ----- expressions -------------------------------------------------------------------
+
+    /// An expression whose value must be an `f64`.
+    pub(super) fn real(&mut self, expr: &Expr) -> NodeId {
+        let node = self.expr(expr);
+        self.expect_real(node, expr)
+    }
+
+    /// Lowers an expression to the node holding its value.
+    pub(super) fn expr(&mut self, expr: &Expr) -> NodeId {
+        match expr {
+            Expr::Lit(lit) => self.literal(&lit.lit),
+            Expr::Path(path) if path.qself.is_none() => {
+                if let Some(ident) = path.path.get_ident() {
+                    if let Some(var) = self.scopes.lookup(ident) {
+                        return match self.indexed(var, ident, &[], expr) {
+                            Some(place) => {
+                                let num = self.var_nums[var];
+                                self.push(NodeKind::Read(place), num, ident.span())
+                            }
+                            None => self.poisoned(ident.span()),
+                        };
+                    }
+                }
+                if has_generic_args(&path.path) {
+                    return self.error(path, "#[grad] does not support generic arguments here");
+                }
+                // Not a local: a `const`, a static or an associated constant (`f64::EPSILON`).
+                self.push(
+                    NodeKind::Const(path.to_token_stream()),
+                    Num::Unknown,
+                    path.span(),
+                )
+            }
+            Expr::Index(index) => {
+                let (base, index_exprs) = split_index(expr);
+                let ident = match base {
+                    Expr::Path(path) if path.qself.is_none() => path.path.get_ident(),
+                    _ => None,
+                };
+                let var = ident.and_then(|ident| Some((ident, self.scopes.lookup(ident)?)));
+                match var {
+                    Some((ident, var)) => match self.indexed(var, ident, &index_exprs, expr) {
+                        Some(place) => {
+                            let num = self.var_nums[var];
+                            self.push(NodeKind::Read(place), num, index.bracket_token.span.join())
+                        }
+                        None => self.poisoned(ident.span()),
+                    },
+                    None => self.error(
+                        base,
+                        "#[grad] indexes only array parameters and local arrays (`w[i]`)",
+                    ),
+                }
+            }
+            Expr::Paren(paren) => self.expr(&paren.expr),
+            Expr::Group(group) => self.expr(&group.expr),
+            Expr::Unary(unary) => match unary.op {
+                UnOp::Neg(_) => match ops::operator("-", 1) {
+                    Some(op) => {
+                        let arg = self.expr(&unary.expr);
+                        self.op(op, vec![arg], &[&*unary.expr], unary.op.span())
+                    }
+                    None => self.poisoned(unary.op.span()),
+                },
+                UnOp::Not(_) => {
+                    let arg = self.condition(&unary.expr);
+                    self.push(NodeKind::Not(arg), Num::Bool, unary.op.span())
+                }
+                UnOp::Deref(_) => self.error(
+                    unary,
+                    "#[grad] does not support dereferencing; read elements of array \
+                     parameters directly (`w[i]`)",
+                ),
+                _ => self.error(unary.op, "this operator is not supported by #[grad]"),
+            },
+            Expr::Binary(binary) => self.binary(binary),
+            Expr::MethodCall(call) => {
+                if let Some(turbofish) = &call.turbofish {
+                    return self.error(turbofish, "#[grad] does not support turbofish arguments");
+                }
+                let name = call.method.to_string();
+                let Some(op) = ops::method(&name) else {
+                    return self.error(
+                        &call.method,
+                        format!(
+                            "`{name}` is not a method #[grad] can differentiate; supported: {}",
+                            ops::method_names()
+                        ),
+                    );
+                };
+                let exprs: Vec<&Expr> = std::iter::once(&*call.receiver)
+                    .chain(call.args.iter())
+                    .collect();
+                self.method(op, &exprs, call, call.method.span())
+            }
+            Expr::Call(call) => self.call(call),
+            Expr::Cast(cast) => self.cast(cast),
+            Expr::Block(block) if block.label.is_none() => self
+                .block_value(&block.block, true)
+                .unwrap_or_else(|| self.poisoned(block.block.brace_token.span.join())),
+            Expr::Block(block) => self.error(block, "#[grad] does not support labeled blocks"),
+            Expr::If(expr_if) => {
+                // A value: a temporary assigned in every branch, then read.
+                let ident = Ident::new("if_value", expr_if.if_token.span);
+                let var = self.declare(&ident, VarKind::Real, Vec::new(), Num::Real);
+                self.vars[var].reassigned = true;
+                self.emit(Stmt::Let {
+                    var,
+                    value: None,
+                    nodes: Vec::new(),
+                });
+                self.if_statement(expr_if, Some(var));
+                let place = Place {
+                    var,
+                    indices: Vec::new(),
+                };
+                self.push(NodeKind::Read(place), Num::Real, expr_if.if_token.span)
+            }
+            Expr::Unsafe(block) => self.error(
+                block.unsafe_token,
+                "#[grad] does not support `unsafe` blocks",
+            ),
+            Expr::Closure(closure) => self.error(
+                closure,
+                "#[grad] does not support closures; write a separate #[grad] function and call it",
+            ),
+            Expr::Macro(mac) => self.error(
+                &mac.mac,
+                "#[grad] cannot look inside macro calls; write the expression out",
+            ),
+            Expr::Match(expr) => self.error(
+                expr.match_token,
+                format!("`match` is not supported: {SUPPORTED_FLOW}"),
+            ),
+            Expr::ForLoop(expr) => self.error(
+                expr.for_token,
+                "a `for` loop has no value; use it as a statement",
+            ),
+            Expr::While(expr) => self.error(
+                expr.while_token,
+                format!("`while` loops are not supported: {SUPPORTED_FLOW}"),
+            ),
+            Expr::Loop(expr) => self.error(
+                expr.loop_token,
+                format!("`loop` is not supported: {SUPPORTED_FLOW}"),
+            ),
+            Expr::Break(expr) => self.error(
+                expr,
+                format!("`break` is not supported: {SUPPORTED_FLOW} that run to the end"),
+            ),
+            Expr::Continue(expr) => self.error(
+                expr,
+                format!("`continue` is not supported: {SUPPORTED_FLOW} that run to the end"),
+            ),
+            Expr::Return(ret) => self.error(
+                ret,
+                "`return` is supported only as the last statement of the function",
+            ),
+            Expr::Reference(reference) => self.error(
+                reference,
+                "#[grad] does not support references; use the value itself",
+            ),
+            Expr::Field(field) => self.error(
+                field,
+                "#[grad] does not support field access; pass the field as a parameter",
+            ),
+            Expr::Tuple(tuple) => self.error(
+                tuple,
+                "#[grad] does not support tuples; values are single `f64`s",
+            ),
+            Expr::Array(array) => self.error(
+                array,
+                "#[grad] builds local arrays from a constant (`[0.0; N]`), then assigns elements",
+            ),
+            Expr::Repeat(array) => self.error(
+                array,
+                "a local array must be bound by `let` (`let mut h = [0.0; N];`)",
+            ),
+            Expr::Range(range) => self.error(range, "a range is only a `for` loop's bounds"),
+            Expr::Struct(expr) => self.error(expr, "#[grad] does not support struct expressions"),
+            Expr::Assign(assign) => self.error(
+                assign,
+                "an assignment has no value; write it as a statement of its own",
+            ),
+            expr => self.error(
+                expr,
+                "#[grad] does not support this expression; supported: `f64` literals and \
+                 constants, locals, array elements, `+ - * /`, unary `-`, f64 methods, \
+                 comparisons, calls of #[grad] functions, `stop_gradient(..)`, blocks, `if`",
+            ),
+        }
+    }
+
+    pub(super) fn binary(&mut self, binary: &syn::ExprBinary) -> NodeId {
+        if compound_operator(&binary.op).is_some() {
+            return self.error(
+                binary,
+                "an assignment has no value; write it as a statement of its own",
+            );
+        }
+        let symbol = match binary.op {
+            BinOp::Add(_) => "+",
+            BinOp::Sub(_) => "-",
+            BinOp::Mul(_) => "*",
+            BinOp::Div(_) => "/",
+            BinOp::Rem(_) => {
+                // Integer remainder for indices; on f64 it is not differentiable here.
+                let lhs = self.expr(&binary.left);
+                let rhs = self.expr(&binary.right);
+                if self.nodes[lhs].num == Num::Real || self.nodes[rhs].num == Num::Real {
+                    return self.error(
+                        binary.op,
+                        "`%` is supported on integers (indices) only; #[grad] does not \
+                         differentiate `f64` remainders",
+                    );
+                }
+                let op = binary.op.to_token_stream();
+                let num = self.int_num(lhs, rhs);
+                return self.push(NodeKind::Infix { op, lhs, rhs }, num, binary.op.span());
+            }
+            BinOp::Lt(_)
+            | BinOp::Le(_)
+            | BinOp::Gt(_)
+            | BinOp::Ge(_)
+            | BinOp::Eq(_)
+            | BinOp::Ne(_) => {
+                let lhs = self.expr(&binary.left);
+                let rhs = self.expr(&binary.right);
+                for (node, expr) in [(lhs, &binary.left), (rhs, &binary.right)] {
+                    if self.nodes[node].num == Num::Bool {
+                        self.error(expr, "#[grad] compares numbers, not booleans");
+                    }
+                }
+                let op = binary.op.to_token_stream();
+                return self.push(
+                    NodeKind::Infix { op, lhs, rhs },
+                    Num::Bool,
+                    binary.op.span(),
+                );
+            }
+            BinOp::And(_) | BinOp::Or(_) => {
+                let lhs = self.condition(&binary.left);
+                let rhs = self.condition(&binary.right);
+                let op = binary.op.to_token_stream();
+                return self.push(
+                    NodeKind::Infix { op, lhs, rhs },
+                    Num::Bool,
+                    binary.op.span(),
+                );
+            }
+            _ => {
+                return self.error(
+                    binary.op,
+                    "this operator is not supported by #[grad]; \
+                     supported: `+ - * /`, unary `-`, `+= -= *= /=`, comparisons, `&&`, `||`",
+                )
+            }
+        };
+        let lhs = self.expr(&binary.left);
+        let rhs = self.expr(&binary.right);
+        match ops::operator(symbol, 2) {
+            Some(op) => {
+                let exprs = [&*binary.left, &*binary.right];
+                self.op(op, vec![lhs, rhs], &exprs, binary.op.span())
+            }
+            None => self.poisoned(binary.op.span()),
+        }
+    }
+
+    pub(super) fn int_num(&self, lhs: NodeId, rhs: NodeId) -> Num {
+        if self.nodes[lhs].num == Num::Int && self.nodes[rhs].num == Num::Int {
+            Num::Int
+        } else {
+            Num::Unknown
+        }
+    }
+
+    pub(super) fn cast(&mut self, cast: &syn::ExprCast) -> NodeId {
+        let arg = self.expr(&cast.expr);
+        if is_f64(&cast.ty) {
+            if self.nodes[arg].num == Num::Real {
+                return arg; // `x as f64` of an f64 is x itself.
+            }
+        } else if is_integer(&cast.ty) {
+            self.constant_uses.push((
+                arg,
+                syn::Error::new_spanned(
+                    cast,
+                    "converting a differentiated value to an integer loses its \
+                     gradient; wrap it in `stop_gradient(..)` if that is intended",
+                ),
+            ));
+        } else {
+            return self.error(
+                &cast.ty,
+                "#[grad] supports `as f64` and conversions of constants to integer types",
+            );
+        }
+        let num = if is_f64(&cast.ty) {
+            Num::Real
+        } else {
+            Num::Int
+        };
+        self.push(
+            NodeKind::Cast {
+                arg,
+                ty: (*cast.ty).clone(),
+            },
+            num,
+            cast.as_token.span,
+        )
+    }
+
+    pub(super) fn literal(&mut self, lit: &Lit) -> NodeId {
+        match lit {
+            Lit::Float(float) if matches!(float.suffix(), "" | "f64") => self.push(
+                NodeKind::Const(float.to_token_stream()),
+                Num::Real,
+                float.span(),
+            ),
+            Lit::Float(float) => self.error(float, "#[grad] computes in `f64`: drop the suffix"),
+            Lit::Int(int) => {
+                self.push(NodeKind::Const(int.to_token_stream()), Num::Int, int.span())
+            }
+            Lit::Bool(boolean) => self.push(
+                NodeKind::Const(boolean.to_token_stream()),
+                Num::Bool,
+                boolean.span(),
+            ),
+            lit => self.error(lit, "#[grad] supports only numeric and boolean literals"),
+        }
+    }
+
+    /// `f(args)`: `stop_gradient`, an `f64`/`F64Ext` method in path form, or a user function.
+    pub(super) fn call(&mut self, call: &syn::ExprCall) -> NodeId {
+        let path = match &*call.func {
+            Expr::Path(path) if path.qself.is_none() => &path.path,
+            func => {
+                return self.error(
+                    func,
+                    "#[grad] can call only functions named by a path (`g(x)`, `module::g(x)`)",
+                )
+            }
+        };
+        if has_generic_args(path) {
+            return self.error(
+                path,
+                "#[grad] does not support calls with generic arguments",
+            );
+        }
+        let Some(last) = path.segments.last() else {
+            return self.poisoned(call.paren_token.span.join());
+        };
+        let name = last.ident.to_string();
+
+        if name == "stop_gradient" {
+            if call.args.len() != 1 {
+                return self.error(call, "`stop_gradient` takes one argument");
+            }
+            let arg = self.real(&call.args[0]);
+            return self.push(NodeKind::StopGradient(arg), Num::Real, last.ident.span());
+        }
+
+        let is_method_path = path.segments.len() == 2
+            && (path.segments[0].ident == "f64" || path.segments[0].ident == "F64Ext");
+        if is_method_path {
+            return match ops::method(&name) {
+                Some(op) => {
+                    let exprs: Vec<&Expr> = call.args.iter().collect();
+                    self.method(op, &exprs, call, last.ident.span())
+                }
+                None => self.error(
+                    &last.ident,
+                    format!(
+                        "`{name}` is not a method #[grad] can differentiate; supported: {}",
+                        ops::method_names()
+                    ),
+                ),
+            };
+        }
+
+        let mut args = Vec::with_capacity(call.args.len());
+        for expr in &call.args {
+            args.push(self.real(expr));
+        }
+        self.push(
+            NodeKind::Call {
+                path: path.clone(),
+                args,
+            },
+            Num::Real,
+            path.span(),
+        )
+    }
+
+    /// A method from the table applied to `exprs` (the receiver first).
+    pub(super) fn method(
+        &mut self,
+        op: &'static Op,
+        exprs: &[&Expr],
+        call: &impl ToTokens,
+        span: Span,
+    ) -> NodeId {
+        if exprs.len() != op.args.len() {
+            return self.error(
+                call,
+                format!(
+                    "`{}` takes {} argument(s) besides the receiver",
+                    op.name,
+                    op.args.len() - 1
+                ),
+            );
+        }
+        let args = exprs.iter().map(|expr| self.expr(expr)).collect();
+        self.op(op, args, exprs, span)
+    }
+
+    /// An operation node, after checking each argument's kind against the table.
+    /// Operators on integers and constants of unknown type are integer arithmetic
+    /// (`N + 1`); an integer mixed with an `f64` is an error, as in Rust.
+    ///
+    /// `span` is the operator's or the method name's: a cheap span to keep (the span of a
+    /// whole expression would walk all its tokens, at every level of nesting).
+    pub(super) fn op(
+        &mut self,
+        op: &'static Op,
+        args: Vec<NodeId>,
+        exprs: &[&Expr],
+        span: Span,
+    ) -> NodeId {
+        let is_operator = matches!(op.syntax, ops::Syntax::Operator(_));
+        let any_real = args.iter().any(|&a| self.nodes[a].num == Num::Real);
+        let num = if is_operator && !any_real {
+            if args.iter().all(|&a| self.nodes[a].num == Num::Int) {
+                Num::Int
+            } else {
+                Num::Unknown
+            }
+        } else {
+            Num::Real
+        };
+        let mut checked = Vec::with_capacity(args.len());
+        for ((&arg, kind), expr) in args.iter().zip(op.args).zip(exprs) {
+            checked.push(match kind {
+                Arg::Real if num == Num::Real => self.expect_real(arg, expr),
+                Arg::Int if self.nodes[arg].num == Num::Real => self.error(
+                    expr,
+                    format!(
+                        "`{}` takes an integer (`i32`) here; for a real exponent use `powf`",
+                        op.name
+                    ),
+                ),
+                Arg::Int => {
+                    self.constant_uses.push((
+                        arg,
+                        syn::Error::new_spanned(
+                            expr,
+                            format!(
+                                "this argument of `{}` must be a constant integer, but it \
+                                 depends on a differentiated parameter",
+                                op.name
+                            ),
+                        ),
+                    ));
+                    arg
+                }
+                Arg::Real => arg,
+            });
+        }
+        for (&arg, expr) in checked.iter().zip(exprs) {
+            if self.nodes[arg].num == Num::Bool {
+                return self.error(expr, "expected a number, found a boolean");
+            }
+        }
+        self.push(NodeKind::Op { op, args: checked }, num, span)
+    }
+
+    /// `node` where an `f64` is required: an integer there is an error (Rust does not
+    /// convert `2` to `2.0`).
+    pub(super) fn expect_real(&mut self, node: NodeId, expr: &Expr) -> NodeId {
+        self.expect_real_node(node, expr)
+    }
+
+    pub(super) fn expect_real_node(&mut self, node: NodeId, tokens: &impl ToTokens) -> NodeId {
+        match self.nodes[node].num {
+            Num::Int => self.error(
+                tokens,
+                "expected an `f64`, found an integer: write a float literal such as `2.0`, \
+                 or convert with `as f64`",
+            ),
+            Num::Bool => self.error(tokens, "expected an `f64`, found a boolean"),
+            Num::Real | Num::Unknown => node,
+        }
+    }
+}

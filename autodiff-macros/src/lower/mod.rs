@@ -1,0 +1,280 @@
+//! Lowering: the user's `syn::ItemFn` → [`Function`], statements over variables whose
+//! expressions are graphs of nodes.
+//!
+//! ```text
+//! fn f(x: f64) -> f64 {          var0 x (param)
+//!     let mut y = x * 2.0;        let var1 y = %2        %0 = read var0  %1 = 2.0  %2 = mul
+//!     y += x.sin();               var1 = %6              %3 = read var1  %4 = read var0
+//!                                                        %5 = sin(%4)    %6 = add(%3, %5)
+//!     y                           return %7              %7 = read var1
+//! }
+//! ```
+//!
+//! Names resolve to variables through nested scopes, so shadowing gives a new variable and
+//! assignment writes the existing one. Blocks used as values are flattened into the
+//! enclosing statements (every variable has its own slot, so nothing clashes), and an `if`
+//! used as a value becomes a temporary assigned in both branches. Everything this step
+//! cannot lower is recorded as an error under the user's tokens and lowering goes on, so
+//! one compile reports every problem in the function.
+
+use crate::args::GradArgs;
+use crate::errors::Errors;
+use crate::ir::{
+    Block, Function, Node, NodeId, NodeKind, Num, Param, Place, Stmt, Var, VarId, VarKind,
+};
+use crate::ops::{self, Arg, Op};
+
+mod control;
+mod expr;
+mod signature;
+mod stmt;
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, ToTokens};
+use std::collections::HashMap;
+use syn::spanned::Spanned;
+use syn::{BinOp, Expr, FnArg, Ident, Item, ItemFn, Lit, Local, Pat, Path, ReturnType, Type, UnOp};
+
+const SUPPORTED_FLOW: &str = "#[grad] supports `if`/`else` and `for` loops over constant ranges";
+
+/// Lowers a function. Returns every error found in it at once.
+pub fn lower(original: ItemFn, args: &GradArgs) -> syn::Result<Function> {
+    let mut lowering = Lowering::default();
+    let params = lowering.signature(&original, args);
+    lowering.function_body(&original.block);
+    let wrt = match &args.wrt {
+        Some(names) => names
+            .iter()
+            .filter_map(|name| params.iter().position(|p| p.ident == *name))
+            .collect(),
+        None => (0..params.len()).filter(|&i| params[i].wrt).collect(),
+    };
+    let Lowering {
+        vars,
+        nodes,
+        mut blocks,
+        items,
+        constant_uses,
+        errors,
+        ..
+    } = lowering;
+    errors.finish(Function {
+        original,
+        params,
+        wrt,
+        items,
+        vars,
+        nodes,
+        body: blocks.pop().unwrap_or_default(),
+        constant_uses,
+    })
+}
+
+/// Whether a type is written `f64`.
+pub fn is_f64(ty: &Type) -> bool {
+    matches!(ty, Type::Path(path) if path.qself.is_none() && path.path.is_ident("f64"))
+}
+
+/// Whether a type is a primitive integer type.
+fn is_integer(ty: &Type) -> bool {
+    const INTEGERS: &[&str] = &[
+        "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize",
+    ];
+    matches!(ty, Type::Path(path) if path.qself.is_none()
+        && INTEGERS.iter().any(|name| path.path.is_ident(name)))
+}
+
+fn is_bool(ty: &Type) -> bool {
+    matches!(ty, Type::Path(path) if path.qself.is_none() && path.path.is_ident("bool"))
+}
+
+/// The dimensions of `[f64; N]`, `[[f64; M]; N]`, … (outermost first), or `None` for
+/// another type.
+fn array_dims(ty: &Type) -> Option<Vec<TokenStream>> {
+    match ty {
+        Type::Array(array) => {
+            let mut dims = vec![array.len.to_token_stream()];
+            if is_f64(&array.elem) {
+                Some(dims)
+            } else {
+                dims.extend(array_dims(&array.elem)?);
+                Some(dims)
+            }
+        }
+        Type::Paren(paren) => array_dims(&paren.elem),
+        Type::Group(group) => array_dims(&group.elem),
+        _ => None,
+    }
+}
+
+/// Local names in nested block scopes, each mapped to its variable. Lookups are hashed, so
+/// a body with thousands of `let`s lowers in linear time.
+#[derive(Default)]
+struct Scopes {
+    /// For each name, its variables from the outermost scope to the innermost.
+    bindings: HashMap<String, Vec<VarId>>,
+    /// For each open block, the names it declared.
+    declared: Vec<Vec<String>>,
+}
+
+impl Scopes {
+    pub(super) fn push(&mut self) {
+        self.declared.push(Vec::new());
+    }
+
+    pub(super) fn pop(&mut self) {
+        for name in self.declared.pop().unwrap_or_default() {
+            if let Some(stack) = self.bindings.get_mut(&name) {
+                stack.pop();
+            }
+        }
+    }
+
+    pub(super) fn bind(&mut self, ident: &Ident, var: VarId) {
+        let name = ident.to_string();
+        self.bindings.entry(name.clone()).or_default().push(var);
+        if let Some(scope) = self.declared.last_mut() {
+            scope.push(name);
+        }
+    }
+
+    pub(super) fn lookup(&self, ident: &Ident) -> Option<VarId> {
+        self.bindings.get(&ident.to_string())?.last().copied()
+    }
+}
+
+#[derive(Default)]
+struct Lowering {
+    vars: Vec<Var>,
+    /// For reads of each variable: what kind of number they give.
+    var_nums: Vec<Num>,
+    nodes: Vec<Node>,
+    scopes: Scopes,
+    /// Blocks under construction, innermost last.
+    blocks: Vec<Block>,
+    /// Nodes of statements under construction, innermost last.
+    pending: Vec<Vec<NodeId>>,
+    items: Vec<Item>,
+    constant_uses: Vec<(NodeId, syn::Error)>,
+    errors: Errors,
+}
+
+impl Lowering {
+    // ----- building blocks ---------------------------------------------------------------
+
+    pub(super) fn declare(
+        &mut self,
+        ident: &Ident,
+        kind: VarKind,
+        dims: Vec<TokenStream>,
+        num: Num,
+    ) -> VarId {
+        self.vars.push(Var {
+            kind,
+            dims,
+            is_param: false,
+            reassigned: false,
+            mutable: false,
+        });
+        self.var_nums.push(num);
+        let var = self.vars.len() - 1;
+        self.scopes.bind(ident, var);
+        var
+    }
+
+    pub(super) fn push(&mut self, kind: NodeKind, num: Num, span: Span) -> NodeId {
+        self.nodes.push(Node { kind, num, span });
+        let id = self.nodes.len() - 1;
+        if let Some(pending) = self.pending.last_mut() {
+            pending.push(id);
+        }
+        id
+    }
+
+    /// A stand-in value after an error, so lowering can go on and find more errors.
+    pub(super) fn poisoned(&mut self, span: Span) -> NodeId {
+        self.push(NodeKind::Const(quote!(0.0)), Num::Unknown, span)
+    }
+
+    pub(super) fn error(
+        &mut self,
+        tokens: impl ToTokens,
+        message: impl std::fmt::Display,
+    ) -> NodeId {
+        let span = tokens
+            .to_token_stream()
+            .into_iter()
+            .next()
+            .map(|t| t.span());
+        self.errors.at(tokens, message);
+        self.poisoned(span.unwrap_or_else(Span::call_site))
+    }
+
+    pub(super) fn emit(&mut self, stmt: Stmt) {
+        if let Some(block) = self.blocks.last_mut() {
+            block.push(stmt);
+        }
+    }
+
+    /// Runs `f` collecting the nodes it creates, for one statement.
+    pub(super) fn collect<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> (T, Vec<NodeId>) {
+        self.pending.push(Vec::new());
+        let value = f(self);
+        let nodes = self.pending.pop().unwrap_or_default();
+        (value, nodes)
+    }
+
+    /// Lowers `body` into a new block of its own (a loop body or a branch).
+    pub(super) fn nested_block(&mut self, body: impl FnOnce(&mut Self)) -> Block {
+        self.blocks.push(Vec::new());
+        self.scopes.push();
+        body(self);
+        self.scopes.pop();
+        self.blocks.pop().unwrap_or_default()
+    }
+}
+
+/// `a[i][j]` → (`a`, [`i`, `j`]); anything else → (itself, []).
+fn split_index(expr: &Expr) -> (&Expr, Vec<&Expr>) {
+    let mut indices = Vec::new();
+    let mut current = expr;
+    loop {
+        match current {
+            Expr::Index(index) => {
+                indices.push(&*index.index);
+                current = &index.expr;
+            }
+            Expr::Paren(paren) => current = &paren.expr,
+            Expr::Group(group) => current = &group.expr,
+            _ => break,
+        }
+    }
+    indices.reverse();
+    (current, indices)
+}
+
+/// Statements that have no value (`x = …`, `x += …`, `for …`).
+fn is_statement_only(expr: &Expr) -> bool {
+    match expr {
+        Expr::Assign(_) | Expr::ForLoop(_) | Expr::While(_) => true,
+        Expr::If(expr_if) => expr_if.else_branch.is_none(),
+        Expr::Binary(binary) => compound_operator(&binary.op).is_some(),
+        _ => false,
+    }
+}
+
+/// The operator of a compound assignment (`+=` → `+`).
+fn compound_operator(op: &BinOp) -> Option<&'static str> {
+    match op {
+        BinOp::AddAssign(_) => Some("+"),
+        BinOp::SubAssign(_) => Some("-"),
+        BinOp::MulAssign(_) => Some("*"),
+        BinOp::DivAssign(_) => Some("/"),
+        _ => None,
+    }
+}
+
+fn has_generic_args(path: &Path) -> bool {
+    path.segments
+        .iter()
+        .any(|segment| !segment.arguments.is_none())
+}

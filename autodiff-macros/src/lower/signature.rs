@@ -1,0 +1,129 @@
+//! The signature: parameters and their kinds, `wrt(..)`.
+
+use super::*;
+
+impl Lowering {
+    // ----- signature -------------------------------------------------------------------
+
+    /// Checks the signature and declares one variable per parameter.
+    pub(super) fn signature(&mut self, item: &ItemFn, args: &GradArgs) -> Vec<Param> {
+        let sig = &item.sig;
+        let errors = &mut self.errors;
+        if let Some(token) = &sig.constness {
+            errors.at(token, "#[grad] does not support `const fn`");
+        }
+        if let Some(token) = &sig.asyncness {
+            errors.at(token, "#[grad] does not support `async fn`");
+        }
+        if let Some(token) = &sig.unsafety {
+            errors.at(token, "#[grad] does not support `unsafe fn`");
+        }
+        if let Some(abi) = &sig.abi {
+            errors.at(abi, "#[grad] does not support `extern` functions");
+        }
+        if !sig.generics.params.is_empty() {
+            errors.at(
+                &sig.generics,
+                "#[grad] does not support generic functions; write the function for `f64`",
+            );
+        }
+        if let Some(clause) = &sig.generics.where_clause {
+            errors.at(clause, "#[grad] does not support `where` clauses");
+        }
+        if let Some(variadic) = &sig.variadic {
+            errors.at(variadic, "#[grad] does not support variadic functions");
+        }
+        match &sig.output {
+            ReturnType::Type(_, ty) if is_f64(ty) => {}
+            ReturnType::Type(_, ty) => errors.at(ty, "a #[grad] function must return `f64`"),
+            ReturnType::Default => errors.at(
+                &sig.ident,
+                "a #[grad] function must return `f64`: add `-> f64`",
+            ),
+        }
+
+        self.scopes.push();
+        self.blocks.push(Vec::new());
+        let mut params = Vec::new();
+        for input in &sig.inputs {
+            let typed = match input {
+                FnArg::Receiver(receiver) => {
+                    self.errors.at(
+                        receiver,
+                        "#[grad] does not support methods with a `self` receiver yet; \
+                         write a free function that takes the fields it needs",
+                    );
+                    continue;
+                }
+                FnArg::Typed(typed) => typed,
+            };
+            let (ident, mutable) = match &*typed.pat {
+                Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
+                    (pat.ident.clone(), pat.mutability.is_some())
+                }
+                pat => {
+                    self.errors.at(
+                        pat,
+                        "#[grad] parameters must be plain names (`x: f64`), not patterns",
+                    );
+                    continue;
+                }
+            };
+            let ty = &*typed.ty;
+            let referenced = match ty {
+                Type::Reference(reference) if reference.mutability.is_none() => &*reference.elem,
+                ty => ty,
+            };
+            let (kind, dims, num) = if is_f64(ty) {
+                (VarKind::Real, Vec::new(), Num::Real)
+            } else if let Some(dims) = array_dims(referenced) {
+                (VarKind::Real, dims, Num::Real)
+            } else if is_integer(ty) {
+                (VarKind::Int, Vec::new(), Num::Int)
+            } else if is_bool(ty) {
+                (VarKind::Bool, Vec::new(), Num::Bool)
+            } else {
+                self.errors.at(
+                    ty,
+                    "#[grad] parameters must be `f64`, `[f64; N]` or `&[f64; N]` (also \
+                     nested), or integers and `bool` (constants)",
+                );
+                continue;
+            };
+            let var = self.declare(&ident, kind, dims, num);
+            self.vars[var].is_param = true;
+            self.vars[var].mutable = mutable;
+            let differentiable = kind == VarKind::Real;
+            params.push(Param {
+                ident,
+                ty: ty.clone(),
+                var,
+                wrt: differentiable && args.wrt.is_none(),
+            });
+        }
+
+        if let Some(wrt) = &args.wrt {
+            for (position, name) in wrt.iter().enumerate() {
+                if wrt[..position].contains(name) {
+                    self.errors
+                        .at(name, format!("`{name}` is named twice in `wrt`"));
+                } else if let Some(param) = params.iter_mut().find(|p| p.ident == *name) {
+                    if self.vars[param.var].kind == VarKind::Real {
+                        param.wrt = true;
+                    } else {
+                        self.errors.at(
+                            name,
+                            format!("`{name}` is not an `f64` parameter: it has no gradient"),
+                        );
+                    }
+                } else {
+                    self.errors.at(
+                        name,
+                        format!("`wrt` names `{name}`, which is not a parameter"),
+                    );
+                }
+            }
+        }
+        params
+    }
+}
