@@ -40,7 +40,7 @@ pub mod prelude {
 /// Paths used by code that `#[grad]` generates. Not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use autodiff_runtime::{rules, F64Ext};
+    pub use autodiff_runtime::{loops, rules, F64Ext, Flat, Workspace};
 }
 
 /// The README's Rust examples, compiled and run as doc tests.

@@ -11,7 +11,7 @@
 mod args;
 #[path = "../src/check.rs"]
 mod check;
-#[path = "../src/codegen.rs"]
+#[path = "../src/codegen/mod.rs"]
 mod codegen;
 #[path = "../src/errors.rs"]
 mod errors;

@@ -61,7 +61,9 @@ pub fn differentiable_operands(kind: &NodeKind) -> Vec<(usize, NodeId)> {
         | NodeKind::Cast { .. }
         | NodeKind::Typed { .. }
         | NodeKind::Infix { .. }
-        | NodeKind::Not(_) => Vec::new(),
+        | NodeKind::Not(_)
+        | NodeKind::Len(_)
+        | NodeKind::Intrinsic { .. } => Vec::new(),
     }
 }
 
@@ -75,7 +77,7 @@ fn writes(block: &Block, out: &mut Vec<(VarId, NodeId)>, result: &mut Option<Nod
                 ..
             } => out.push((*var, *value)),
             Stmt::Assign { place, value, .. } => out.push((place.var, *value)),
-            Stmt::For { body, .. } => writes(body, out, result),
+            Stmt::For { body, .. } | Stmt::Loop { body, .. } => writes(body, out, result),
             Stmt::If {
                 then, otherwise, ..
             } => {
@@ -83,7 +85,7 @@ fn writes(block: &Block, out: &mut Vec<(VarId, NodeId)>, result: &mut Option<Nod
                 writes(otherwise, out, result);
             }
             Stmt::Return { value, .. } => *result = Some(*value),
-            Stmt::Let { value: None, .. } | Stmt::Eval { .. } => {}
+            Stmt::Let { value: None, .. } | Stmt::Eval { .. } | Stmt::SetFlag { .. } => {}
         }
     }
 }

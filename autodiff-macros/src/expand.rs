@@ -18,12 +18,12 @@ pub fn grad(args: TokenStream, item: TokenStream) -> TokenStream {
             return with_error(item, error);
         }
     };
-    match try_expand(args, function.clone()) {
+    match try_expand(args.clone(), function.clone()) {
         Ok(gradient) => quote!(#function #gradient),
         Err(error) => {
             // Keep the original function, and give callers of `<name>_grad` something to
             // resolve to, so the user sees the real error and not a cascade after it.
-            let stub = stub(&function);
+            let stub = stub(&function, args);
             let mut tokens = with_error(quote!(#function), error);
             tokens.extend(stub);
             tokens
@@ -43,17 +43,22 @@ fn with_error(item: TokenStream, error: syn::Error) -> TokenStream {
     quote!(#item #error)
 }
 
-/// A body-less stand-in for `<name>_grad` when the signature itself is fine.
-fn stub(function: &ItemFn) -> TokenStream {
+/// A body-less stand-in for `<name>_grad` when the signature itself is fine, with the
+/// partials `wrt(..)` asks for, so that callers see no second error.
+fn stub(function: &ItemFn, args: TokenStream) -> TokenStream {
+    let args = args::parse(args).unwrap_or_default();
     let Ok(lowered) = lower::lower(
         ItemFn {
             block: syn::parse_quote!({ 0.0 }),
             ..function.clone()
         },
-        &args::GradArgs::default(),
+        &args,
     ) else {
         return TokenStream::new();
     };
-    let signature = codegen::signature(&lowered);
-    quote!(#[allow(unused_variables)] #signature { ::core::unreachable!() })
+    let (signature, signature_into) = codegen::signatures(&lowered);
+    quote! {
+        #[allow(unused_variables)] #signature { ::core::unreachable!() }
+        #[allow(unused_variables)] #signature_into { ::core::unreachable!() }
+    }
 }

@@ -70,7 +70,13 @@ pub struct Var {
     /// What it holds.
     pub kind: VarKind,
     /// Array dimensions, outermost first, as constant expressions (empty for a scalar).
+    /// For a slice, the dimensions of one element.
     pub dims: Vec<TokenStream>,
+    /// A slice or `Vec` of run-time length: one more index, outermost, before `dims`.
+    pub slice: bool,
+    /// For an integer: whether the reverse sweep can compute its value again (it is never
+    /// changed after its `let`, and that `let` reads only such values).
+    pub stable: bool,
     /// A parameter (never written unless declared `mut`).
     pub is_param: bool,
     /// Whether some statement writes it after its declaration.
@@ -131,6 +137,32 @@ pub enum Stmt {
         inclusive: bool,
         /// The loop body.
         body: Block,
+    },
+    /// A loop run by a counter `0, 1, 2, …` (the lowering of run-time ranges, iterator
+    /// loops, `while` and `loop`). It stops after `count` iterations, or as soon as one of
+    /// the `exits` flags is set (checked before each iteration).
+    Loop {
+        /// The counter (an integer variable): 0 in the first iteration.
+        counter: VarId,
+        /// The number of iterations, evaluated once before the loop (`None`: unbounded).
+        count: Option<NodeId>,
+        /// A constant bound on the number of iterations, when there is one (the forward
+        /// pass then keeps what the sweep needs in stack arrays).
+        max_trips: Option<TokenStream>,
+        /// The nodes evaluated for `count`, before the loop.
+        nodes: Vec<NodeId>,
+        /// Flags that end the loop (`break`, `return`, a `while` condition that failed).
+        exits: Vec<VarId>,
+        /// The loop body.
+        body: Block,
+    },
+    /// `flag = value` for a control flag (`break`, `continue`, `return`); the reverse sweep
+    /// never needs it, since the branches it guards replay from saved flags.
+    SetFlag {
+        /// The flag (a boolean variable).
+        var: VarId,
+        /// Its new value.
+        value: bool,
     },
     /// `if cond { then } else { otherwise }`.
     If {
@@ -220,6 +252,16 @@ pub enum NodeKind {
     },
     /// `!arg`.
     Not(NodeId),
+    /// `xs.len()` of a slice variable.
+    Len(VarId),
+    /// A helper of the runtime's `loops` module on integers (a trip count, the `k`-th
+    /// value of a range).
+    Intrinsic {
+        /// The function's name in `autodiff::__private::loops`.
+        name: &'static str,
+        /// Its arguments.
+        args: Vec<NodeId>,
+    },
 }
 
 /// What kind of value a node holds, as far as lowering can tell without type inference.
@@ -243,8 +285,9 @@ impl Stmt {
             | Stmt::Assign { nodes, .. }
             | Stmt::Eval { nodes }
             | Stmt::If { nodes, .. }
+            | Stmt::Loop { nodes, .. }
             | Stmt::Return { nodes, .. } => nodes,
-            Stmt::For { .. } => &[],
+            Stmt::For { .. } | Stmt::SetFlag { .. } => &[],
         }
     }
 }
@@ -257,9 +300,11 @@ pub fn recomputable(nodes: &[Node], vars: &[Var], node: NodeId) -> bool {
     match &nodes[node].kind {
         NodeKind::Const(_) => true,
         NodeKind::Read(place) => {
-            vars[place.var].kind == VarKind::Int && place.indices.iter().all(again)
+            let var = &vars[place.var];
+            var.kind == VarKind::Int && var.stable && place.indices.iter().all(again)
         }
-        NodeKind::Op { args, .. } => args.iter().all(again),
+        NodeKind::Len(var) => vars[*var].is_param,
+        NodeKind::Op { args, .. } | NodeKind::Intrinsic { args, .. } => args.iter().all(again),
         NodeKind::Typed { arg, .. } | NodeKind::Cast { arg, .. } => again(arg),
         NodeKind::Infix { lhs, rhs, .. } => {
             nodes[node].num != Num::Bool && again(lhs) && again(rhs)

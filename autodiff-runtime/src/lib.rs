@@ -11,14 +11,17 @@
 pub mod calc;
 mod error;
 mod ext;
+pub mod loops;
 pub mod rules;
 mod tape;
 mod value;
+mod workspace;
 
 pub use error::DomainError;
 pub use ext::F64Ext;
 pub use tape::{Gradient, Operand, Tape, Var};
 pub use value::Value;
+pub use workspace::{Flat, Workspace};
 
 /// Returns `x` unchanged. Inside a `#[grad]` function the result is treated as a constant:
 /// no gradient flows through it.

@@ -52,6 +52,12 @@ impl Lowering {
                         }
                         None => self.poisoned(ident.span()),
                     },
+                    None if matches!(base, Expr::MethodCall(_)) => self.error(
+                        base,
+                        "#[grad] indexes slices, arrays and local arrays (`w[i]`), not the \
+                         result of a method; collecting an iterator is not supported: reduce \
+                         it with `.sum()` or `.fold(..)`, or write a loop",
+                    ),
                     None => self.error(
                         base,
                         "#[grad] indexes only array parameters and local arrays (`w[i]`)",
@@ -72,27 +78,29 @@ impl Lowering {
                     let arg = self.condition(&unary.expr);
                     self.push(NodeKind::Not(arg), Num::Bool, unary.op.span())
                 }
-                UnOp::Deref(_) => self.error(
-                    unary,
-                    "#[grad] does not support dereferencing; read elements of array \
-                     parameters directly (`w[i]`)",
-                ),
+                UnOp::Deref(_) => {
+                    // `*x` of an item of `xs.iter()`: the value itself.
+                    self.expr(&unary.expr)
+                }
                 _ => self.error(unary.op, "this operator is not supported by #[grad]"),
             },
             Expr::Binary(binary) => self.binary(binary),
             Expr::MethodCall(call) => {
+                let name = call.method.to_string();
+                match name.as_str() {
+                    "sum" | "product" | "fold" => return self.reduction(call),
+                    "len" if call.args.is_empty() => {
+                        if let Some(var) = self.sequence_var(&call.receiver) {
+                            return self.len_of(var, call.method.span());
+                        }
+                    }
+                    _ => {}
+                }
                 if let Some(turbofish) = &call.turbofish {
                     return self.error(turbofish, "#[grad] does not support turbofish arguments");
                 }
-                let name = call.method.to_string();
                 let Some(op) = ops::method(&name) else {
-                    return self.error(
-                        &call.method,
-                        format!(
-                            "`{name}` is not a method #[grad] can differentiate; supported: {}",
-                            ops::method_names()
-                        ),
-                    );
+                    return self.unknown_method(call);
                 };
                 let exprs: Vec<&Expr> = std::iter::once(&*call.receiver)
                     .chain(call.args.iter())
@@ -128,43 +136,45 @@ impl Lowering {
             ),
             Expr::Closure(closure) => self.error(
                 closure,
-                "#[grad] does not support closures; write a separate #[grad] function and call it",
+                "#[grad] supports closures only as arguments of iterator adapters \
+                 (`.map(|x| …)`, `.filter(..)`, `.fold(init, |acc, x| …)`); for a helper, \
+                 write a separate #[grad] function and call it",
             ),
             Expr::Macro(mac) => self.error(
                 &mac.mac,
                 "#[grad] cannot look inside macro calls; write the expression out",
             ),
-            Expr::Match(expr) => self.error(
-                expr.match_token,
-                format!("`match` is not supported: {SUPPORTED_FLOW}"),
-            ),
+            Expr::Match(expr) => {
+                let span = expr.match_token.span;
+                let var = self.temporary(span);
+                self.match_expr(expr, Some(var));
+                self.read_var(var, span)
+            }
+            Expr::Loop(expr) => self.loop_value(expr),
             Expr::ForLoop(expr) => self.error(
                 expr.for_token,
                 "a `for` loop has no value; use it as a statement",
             ),
             Expr::While(expr) => self.error(
                 expr.while_token,
-                format!("`while` loops are not supported: {SUPPORTED_FLOW}"),
+                "a `while` loop has no value; use it as a statement",
             ),
-            Expr::Loop(expr) => self.error(
-                expr.loop_token,
-                format!("`loop` is not supported: {SUPPORTED_FLOW}"),
-            ),
-            Expr::Break(expr) => self.error(
+            Expr::Break(expr) => self.break_expr(expr),
+            Expr::Continue(expr) => self.continue_expr(expr),
+            Expr::Return(ret) => self.return_expr(ret),
+            Expr::Let(expr) => self.error(
                 expr,
-                format!("`break` is not supported: {SUPPORTED_FLOW} that run to the end"),
+                "#[grad] does not support `if let` and `while let` (patterns such as \
+                 `Some(..)` are out of its scope); compute the value outside the #[grad] \
+                 function, or test a `bool`",
             ),
-            Expr::Continue(expr) => self.error(
-                expr,
-                format!("`continue` is not supported: {SUPPORTED_FLOW} that run to the end"),
-            ),
-            Expr::Return(ret) => self.error(
-                ret,
-                "`return` is supported only as the last statement of the function",
-            ),
+            Expr::Reference(reference) if reference.mutability.is_none() => {
+                // `&x` of an `f64` read: the value itself.
+                self.expr(&reference.expr)
+            }
             Expr::Reference(reference) => self.error(
                 reference,
-                "#[grad] does not support references; use the value itself",
+                "#[grad] does not support `&mut`; use the value itself",
             ),
             Expr::Field(field) => self.error(
                 field,
@@ -176,7 +186,7 @@ impl Lowering {
             ),
             Expr::Array(array) => self.error(
                 array,
-                "#[grad] builds local arrays from a constant (`[0.0; N]`), then assigns elements",
+                "#[grad] takes an array literal only as a `let` value (`let v = [a, b, c];`)",
             ),
             Expr::Repeat(array) => self.error(
                 array,
@@ -359,6 +369,13 @@ impl Lowering {
         };
         let name = last.ident.to_string();
 
+        if matches!(name.as_str(), "Some" | "Ok" | "Err") && path.segments.len() == 1 {
+            return self.error(
+                path,
+                "#[grad] computes with `f64`s, integers and `bool`s, not `Option` or `Result`; \
+                 compute such values outside the #[grad] function",
+            );
+        }
         if name == "stop_gradient" {
             if call.args.len() != 1 {
                 return self.error(call, "`stop_gradient` takes one argument");
@@ -487,6 +504,14 @@ impl Lowering {
         self.expect_real_node(node, expr)
     }
 
+    /// `node` where an `f64` is required, with the error at `span`.
+    pub(super) fn expect_real_at(&mut self, node: NodeId, span: Span) -> NodeId {
+        match self.nodes[node].num {
+            Num::Int | Num::Bool => self.error_at(span, "expected an `f64` value here"),
+            Num::Real | Num::Unknown => node,
+        }
+    }
+
     pub(super) fn expect_real_node(&mut self, node: NodeId, tokens: &impl ToTokens) -> NodeId {
         match self.nodes[node].num {
             Num::Int => self.error(
@@ -497,5 +522,100 @@ impl Lowering {
             Num::Bool => self.error(tokens, "expected an `f64`, found a boolean"),
             Num::Real | Num::Unknown => node,
         }
+    }
+
+    /// The slice or array variable (or alias of a window) an expression names, if any.
+    pub(super) fn sequence_var(&self, expr: &Expr) -> Option<VarId> {
+        let Expr::Path(path) = control::strip(expr) else {
+            return None;
+        };
+        let var = self.scopes.lookup(path.path.get_ident()?)?;
+        let v = &self.vars[var];
+        (v.slice || !v.dims.is_empty()).then_some(var)
+    }
+
+    /// An error for a method outside the table: for iterator methods, the forms that work.
+    fn unknown_method(&mut self, call: &syn::ExprMethodCall) -> NodeId {
+        let name = call.method.to_string();
+        const ITERATOR: &[&str] = &[
+            "iter",
+            "into_iter",
+            "map",
+            "filter",
+            "zip",
+            "enumerate",
+            "rev",
+            "step_by",
+            "skip",
+            "take",
+            "copied",
+            "cloned",
+            "windows",
+            "chunks",
+            "chunks_exact",
+        ];
+        const REDUCTIONS: &[&str] = &[
+            "max_by",
+            "min_by",
+            "reduce",
+            "count",
+            "last",
+            "nth",
+            "any",
+            "all",
+            "position",
+            "find",
+            "collect",
+            "for_each",
+            "scan",
+            "flat_map",
+            "max_by_key",
+            "min_by_key",
+        ];
+        // In an iterator chain, the first link that is not supported is the one to report.
+        let mut links = Vec::new();
+        let mut current: &Expr = &call.receiver;
+        while let Expr::MethodCall(inner) = control::strip(current) {
+            links.push(inner);
+            current = &inner.receiver;
+        }
+        let in_chain = links
+            .iter()
+            .any(|link| ITERATOR.contains(&link.method.to_string().as_str()));
+        if in_chain {
+            let first_bad = links.iter().rev().find(|link| {
+                let name = link.method.to_string();
+                !ITERATOR.contains(&name.as_str())
+            });
+            let (bad, bad_name) = match first_bad {
+                Some(link) => (&link.method, link.method.to_string()),
+                None => (&call.method, name.clone()),
+            };
+            let message = format!(
+                "#[grad] does not support `.{bad_name}(..)` in an iterator chain; a chain \
+                 ends in `.sum()`, `.sum::<f64>()`, `.product()` or `.fold(init, |acc, x| …)` \
+                 (for a maximum: `.fold(f64::NEG_INFINITY, |m, x| m.max(x))`), or is the \
+                 iterable of a `for` loop"
+            );
+            return self.error(bad, message);
+        }
+        let message = if ITERATOR.contains(&name.as_str()) {
+            format!(
+                "an iterator chain (`.{name}(..)`) must end in `.sum()`, `.sum::<f64>()`, \
+                 `.product()` or `.fold(init, |acc, x| …)`, or be the iterable of a `for` loop"
+            )
+        } else if REDUCTIONS.contains(&name.as_str()) {
+            format!(
+                "#[grad] does not support `.{name}(..)`; reduce with `.sum()`, `.product()` \
+                 or `.fold(init, |acc, x| …)` (for a maximum: \
+                 `.fold(f64::NEG_INFINITY, |m, x| m.max(x))`), or write a `for` loop"
+            )
+        } else {
+            format!(
+                "`{name}` is not a method #[grad] can differentiate; supported: {}",
+                ops::method_names()
+            )
+        };
+        self.error(&call.method, message)
     }
 }

@@ -26,6 +26,7 @@ use crate::ops::{self, Arg, Op};
 
 mod control;
 mod expr;
+mod iter;
 mod signature;
 mod stmt;
 use proc_macro2::{Span, TokenStream};
@@ -33,8 +34,6 @@ use quote::{quote, ToTokens};
 use std::collections::HashMap;
 use syn::spanned::Spanned;
 use syn::{BinOp, Expr, FnArg, Ident, Item, ItemFn, Lit, Local, Pat, Path, ReturnType, Type, UnOp};
-
-const SUPPORTED_FLOW: &str = "#[grad] supports `if`/`else` and `for` loops over constant ranges";
 
 /// Lowers a function. Returns every error found in it at once.
 pub fn lower(original: ItemFn, args: &GradArgs) -> syn::Result<Function> {
@@ -106,6 +105,37 @@ fn array_dims(ty: &Type) -> Option<Vec<TokenStream>> {
     }
 }
 
+/// The element dimensions of `[f64]`, `[[f64; N]]`, `Vec<f64>`, `Vec<[f64; N]>` (empty for
+/// `f64` elements), or `None` for another type.
+fn slice_element(ty: &Type) -> Option<Vec<TokenStream>> {
+    let element = match ty {
+        Type::Slice(slice) => &*slice.elem,
+        Type::Path(path) if path.qself.is_none() => {
+            let last = path.path.segments.last()?;
+            if last.ident != "Vec" {
+                return None;
+            }
+            match &last.arguments {
+                syn::PathArguments::AngleBracketed(args) if args.args.len() == 1 => {
+                    match &args.args[0] {
+                        syn::GenericArgument::Type(ty) => ty,
+                        _ => return None,
+                    }
+                }
+                _ => return None,
+            }
+        }
+        Type::Paren(paren) => return slice_element(&paren.elem),
+        Type::Group(group) => return slice_element(&group.elem),
+        _ => return None,
+    };
+    if is_f64(element) {
+        Some(Vec::new())
+    } else {
+        array_dims(element)
+    }
+}
+
 /// Local names in nested block scopes, each mapped to its variable. Lookups are hashed, so
 /// a body with thousands of `let`s lowers in linear time.
 #[derive(Default)]
@@ -156,6 +186,47 @@ struct Lowering {
     items: Vec<Item>,
     constant_uses: Vec<(NodeId, syn::Error)>,
     errors: Errors,
+    /// Names bound to an element (or a window) of a slice or array by an iterator loop,
+    /// by the placeholder variable the name resolves to.
+    aliases: HashMap<VarId, Alias>,
+    /// The loops around the code being lowered, innermost last.
+    loops: Vec<LoopContext>,
+    /// `return` anywhere but at the end: the result variable and the flag that ends the
+    /// function.
+    early_return: Option<(VarId, VarId)>,
+    /// Control flags set so far (`break`, `continue`, `return`), in order; a block guards
+    /// what follows a statement that set one of its live flags.
+    flags_set: Vec<VarId>,
+    /// For each control flag, the depth of the loop it belongs to (0: the function).
+    flag_depth: HashMap<VarId, usize>,
+    /// Parameters whose type was rejected: their uses are not reported again.
+    silent: Vec<VarId>,
+}
+
+/// A name bound by an iterator loop to part of a slice or array: `for x in xs` binds `x`
+/// to `xs[k]`, `for w in xs.windows(2)` binds `w` to `xs[k..k + 2]`.
+#[derive(Clone)]
+struct Alias {
+    /// The slice or array.
+    var: VarId,
+    /// Integer variables giving the leading indices.
+    prefix: Vec<VarId>,
+    /// An integer variable added to the next index (windows and chunks).
+    offset: Option<VarId>,
+    /// The length, for `.len()` of a window or chunk.
+    len: Option<VarId>,
+}
+
+/// A loop being lowered, for `break` and `continue`.
+struct LoopContext {
+    /// Its label, without the `'`.
+    label: Option<String>,
+    /// Set by `break`: ends the loop.
+    break_flag: Option<VarId>,
+    /// Set by `continue`: skips the rest of the iteration.
+    continue_flag: Option<VarId>,
+    /// For `loop` used as a value: the variable `break value` assigns.
+    value: Option<VarId>,
 }
 
 impl Lowering {
@@ -174,11 +245,60 @@ impl Lowering {
             is_param: false,
             reassigned: false,
             mutable: false,
+            slice: false,
+            stable: true,
         });
         self.var_nums.push(num);
         let var = self.vars.len() - 1;
         self.scopes.bind(ident, var);
         var
+    }
+
+    /// A variable no name refers to (a counter, a bound, a flag, a temporary).
+    pub(super) fn declare_hidden(&mut self, kind: VarKind, num: Num) -> VarId {
+        self.vars.push(Var {
+            kind,
+            dims: Vec::new(),
+            is_param: false,
+            reassigned: false,
+            mutable: false,
+            slice: false,
+            stable: true,
+        });
+        self.var_nums.push(num);
+        self.vars.len() - 1
+    }
+
+    /// A read of a whole variable.
+    pub(super) fn read_var(&mut self, var: VarId, span: Span) -> NodeId {
+        let num = self.var_nums[var];
+        let place = Place {
+            var,
+            indices: Vec::new(),
+        };
+        self.push(NodeKind::Read(place), num, span)
+    }
+
+    /// An `f64` temporary, `0.0` until assigned (the value of an `if`, a `match`, a
+    /// `loop`, or a block that a flag may cut short).
+    pub(super) fn temporary(&mut self, span: Span) -> VarId {
+        let var = self.declare_hidden(VarKind::Real, Num::Real);
+        self.vars[var].mutable = true;
+        self.vars[var].reassigned = true;
+        let (value, nodes) =
+            self.collect(|this| this.push(NodeKind::Const(quote!(0.0f64)), Num::Real, span));
+        self.emit(Stmt::Let {
+            var,
+            value: Some(value),
+            nodes,
+        });
+        var
+    }
+
+    /// Records an error at a span.
+    pub(super) fn error_at(&mut self, span: Span, message: impl std::fmt::Display) -> NodeId {
+        self.errors.push(syn::Error::new(span, message));
+        self.poisoned(span)
     }
 
     pub(super) fn push(&mut self, kind: NodeKind, num: Num, span: Span) -> NodeId {

@@ -45,6 +45,8 @@ impl Lowering {
         self.scopes.push();
         self.blocks.push(Vec::new());
         let mut params = Vec::new();
+        // Parameters whose type was rejected: `wrt` naming them is not a second error.
+        let mut rejected: Vec<Ident> = Vec::new();
         for input in &sig.inputs {
             let typed = match input {
                 FnArg::Receiver(receiver) => {
@@ -62,6 +64,9 @@ impl Lowering {
                     (pat.ident.clone(), pat.mutability.is_some())
                 }
                 pat => {
+                    if let Pat::Ident(pat) = pat {
+                        rejected.push(pat.ident.clone());
+                    }
                     self.errors.at(
                         pat,
                         "#[grad] parameters must be plain names (`x: f64`), not patterns",
@@ -74,9 +79,13 @@ impl Lowering {
                 Type::Reference(reference) if reference.mutability.is_none() => &*reference.elem,
                 ty => ty,
             };
+            let mut slice = false;
             let (kind, dims, num) = if is_f64(ty) {
                 (VarKind::Real, Vec::new(), Num::Real)
             } else if let Some(dims) = array_dims(referenced) {
+                (VarKind::Real, dims, Num::Real)
+            } else if let (Type::Reference(_), Some(dims)) = (ty, slice_element(referenced)) {
+                slice = true;
                 (VarKind::Real, dims, Num::Real)
             } else if is_integer(ty) {
                 (VarKind::Int, Vec::new(), Num::Int)
@@ -86,12 +95,17 @@ impl Lowering {
                 self.errors.at(
                     ty,
                     "#[grad] parameters must be `f64`, `[f64; N]` or `&[f64; N]` (also \
-                     nested), or integers and `bool` (constants)",
+                     nested), slices `&[f64]`, `&[[f64; N]]` or `&Vec<f64>`, or integers \
+                     and `bool` (constants)",
                 );
+                let var = self.declare(&ident, VarKind::Real, Vec::new(), Num::Unknown);
+                self.silent.push(var);
+                rejected.push(ident);
                 continue;
             };
             let var = self.declare(&ident, kind, dims, num);
             self.vars[var].is_param = true;
+            self.vars[var].slice = slice;
             self.vars[var].mutable = mutable;
             let differentiable = kind == VarKind::Real;
             params.push(Param {
@@ -116,7 +130,7 @@ impl Lowering {
                             format!("`{name}` is not an `f64` parameter: it has no gradient"),
                         );
                     }
-                } else {
+                } else if !rejected.contains(name) {
                     self.errors.at(
                         name,
                         format!("`wrt` names `{name}`, which is not a parameter"),

@@ -1,12 +1,37 @@
 //! Statements: `let`, assignments, `if`, blocks.
 
+use super::control::strip as strip_expr;
+use super::iter::expr_span;
 use super::*;
+
+/// What becomes of the tail expression of a list of statements.
+#[derive(Clone, Copy)]
+pub(super) enum Tail {
+    /// A statement block: there is none.
+    Discard,
+    /// A block used as a value: the tail is the value.
+    Value,
+    /// The function body when it may `return` early: the tail is the result.
+    Return,
+}
 
 impl Lowering {
     // ----- statements --------------------------------------------------------------------
 
     /// The function body: statements, then a tail expression or a final `return expr;`.
+    /// With a `return` before the end, every exit assigns a result variable instead, and
+    /// the function returns that.
     pub(super) fn function_body(&mut self, block: &syn::Block) {
+        if control::has_early_return(block) {
+            let span = block.brace_token.span.join();
+            let result = self.temporary(span);
+            let flag = self.new_flag(0, span);
+            self.early_return = Some((result, flag));
+            self.statements(&block.stmts, Tail::Return, span);
+            let (value, nodes) = self.collect(|this| this.read_var(result, span));
+            self.emit(Stmt::Return { value, nodes });
+            return;
+        }
         let Some((last, init)) = block.stmts.split_last() else {
             self.error(
                 block,
@@ -45,21 +70,113 @@ impl Lowering {
     /// The statements of a block (scoped), and its tail value when `needs_value`.
     pub(super) fn block_value(&mut self, block: &syn::Block, needs_value: bool) -> Option<NodeId> {
         self.scopes.push();
-        let mut value = None;
-        for (position, stmt) in block.stmts.iter().enumerate() {
-            let last = position + 1 == block.stmts.len();
-            match stmt {
-                syn::Stmt::Expr(expr, None) if last && needs_value && !is_statement_only(expr) => {
-                    value = Some(self.expr(expr));
-                }
-                stmt => self.statement(stmt),
-            }
-        }
+        let span = block.brace_token.span.join();
+        let tail = if needs_value {
+            Tail::Value
+        } else {
+            Tail::Discard
+        };
+        let mut value = self.statements(&block.stmts, tail, span);
         self.scopes.pop();
         if needs_value && value.is_none() {
             value = Some(self.error(block, "this block must end with the value it produces"));
         }
         value
+    }
+
+    /// The statements of a loop body, in the current scope, with no value.
+    pub(super) fn block_statements(&mut self, stmts: &[syn::Stmt]) {
+        let span = Span::call_site();
+        self.statements(stmts, Tail::Discard, span);
+    }
+
+    /// Statements in order. After one that may set a control flag (`break`, `continue`,
+    /// `return`), the rest run under `if !flag { … }`.
+    pub(super) fn statements(
+        &mut self,
+        stmts: &[syn::Stmt],
+        tail: Tail,
+        span: Span,
+    ) -> Option<NodeId> {
+        for (position, stmt) in stmts.iter().enumerate() {
+            let last = position + 1 == stmts.len();
+            if last {
+                if let syn::Stmt::Expr(expr, None) = stmt {
+                    if !is_statement_only(expr) {
+                        match tail {
+                            Tail::Value => return Some(self.expr(expr)),
+                            Tail::Return => {
+                                self.assign_result(expr);
+                                return None;
+                            }
+                            Tail::Discard => {}
+                        }
+                    }
+                }
+                if let (Tail::Return, syn::Stmt::Expr(Expr::Return(_), _)) = (tail, stmt) {
+                    self.statement(stmt);
+                    return None;
+                }
+            }
+            let before = self.flags_set.len();
+            self.statement(stmt);
+            let rest = &stmts[position + 1..];
+            if rest.is_empty() {
+                break;
+            }
+            let live = self.live_flags(before);
+            if live.is_empty() {
+                continue;
+            }
+            // The rest runs only while no flag is set.
+            let temp = matches!(tail, Tail::Value).then(|| self.temporary(span));
+            let (cond, nodes) = self.collect(|this| this.none_set(&live, span));
+            let then = self.nested_block(|this| {
+                let value = this.statements(rest, tail, span);
+                if let (Some(temp), Some(value)) = (temp, value) {
+                    let (value, nodes) = this.collect(|this| this.expect_real_at(value, span));
+                    this.assign_var(temp, value, nodes);
+                }
+            });
+            self.emit(Stmt::If {
+                cond,
+                nodes,
+                then,
+                otherwise: Vec::new(),
+            });
+            return temp.map(|temp| self.read_var(temp, span));
+        }
+        None
+    }
+
+    /// `result = value` for the function's tail when it may also `return` early.
+    fn assign_result(&mut self, expr: &Expr) {
+        let Some((result, _)) = self.early_return else {
+            return;
+        };
+        let before = self.flags_set.len();
+        let (value, nodes) = self.collect(|this| this.real(expr));
+        let assign = Stmt::Assign {
+            place: Place {
+                var: result,
+                indices: Vec::new(),
+            },
+            value,
+            nodes,
+        };
+        self.emit_unless_left(before, assign, expr_span(expr));
+    }
+
+    /// `var = value` for a whole variable.
+    pub(super) fn assign_var(&mut self, var: VarId, value: NodeId, nodes: Vec<NodeId>) {
+        self.emit(Stmt::Assign {
+            place: Place {
+                var,
+                indices: Vec::new(),
+            },
+            value,
+            nodes,
+        });
     }
 
     pub(super) fn statement(&mut self, stmt: &syn::Stmt) {
@@ -96,14 +213,20 @@ impl Lowering {
             }
             Expr::If(expr_if) => self.if_statement(expr_if, None),
             Expr::ForLoop(for_loop) => self.for_loop(for_loop),
+            Expr::While(expr) => self.while_loop(expr),
+            Expr::Loop(expr) => self.loop_expr(expr, None),
+            Expr::Match(expr) => self.match_expr(expr, None),
+            Expr::Break(expr) => {
+                self.break_expr(expr);
+            }
+            Expr::Continue(expr) => {
+                self.continue_expr(expr);
+            }
+            Expr::Return(expr) => {
+                self.return_expr(expr);
+            }
             Expr::Paren(paren) => self.expr_statement(&paren.expr),
             Expr::Group(group) => self.expr_statement(&group.expr),
-            Expr::Return(ret) => {
-                self.error(
-                    ret,
-                    "`return` is supported only as the last statement of the function",
-                );
-            }
             expr => {
                 // Evaluated for its own sake (a call may have effects); the value is dropped.
                 let ((), nodes) = self.collect(|this| {
@@ -121,17 +244,58 @@ impl Lowering {
         compound: Option<&syn::ExprBinary>,
         value: &Expr,
     ) {
+        let before = self.flags_set.len();
         let (assigned, nodes) = self.collect(|this| {
             let place = this.place(target)?;
-            if this.vars[place.var].kind != VarKind::Real {
-                this.error(
-                    target,
-                    "integer and boolean variables cannot be changed in #[grad] code; \
-                     use a `for` loop variable or a new `let`",
-                );
-                return None;
+            let var = place.var;
+            if this.vars[var].kind != VarKind::Real {
+                let rhs = this.expr(value);
+                let promote = this.vars[var].kind == VarKind::Int
+                    && this.var_nums[var] == Num::Unknown
+                    && this.nodes[rhs].num == Num::Real;
+                if promote {
+                    // `let mut y = PI; y += x;`: the constant was an `f64` after all.
+                    this.vars[var].kind = VarKind::Real;
+                    this.var_nums[var] = Num::Real;
+                } else {
+                    if this.nodes[rhs].num == Num::Real {
+                        this.error(
+                            value,
+                            "this variable holds an integer or a `bool`, not an `f64`",
+                        );
+                        return None;
+                    }
+                    this.vars[var].reassigned = true;
+                    this.vars[var].stable = false;
+                    let value = match compound {
+                        None => rhs,
+                        Some(binary) => {
+                            let symbol = compound_operator(&binary.op)?;
+                            let current = this.push(
+                                NodeKind::Read(place.clone()),
+                                this.var_nums[var],
+                                binary.op.span(),
+                            );
+                            this.int_op(symbol, current, rhs, binary.op.span())
+                        }
+                    };
+                    return Some((place, value));
+                }
+                this.vars[var].reassigned = true;
+                let value = match compound {
+                    None => rhs,
+                    Some(binary) => {
+                        let symbol = compound_operator(&binary.op)?;
+                        let op = ops::operator(symbol, 2)?;
+                        let current =
+                            this.push(NodeKind::Read(place.clone()), Num::Real, binary.op.span());
+                        let exprs = [&*binary.left, &*binary.right];
+                        this.op(op, vec![current, rhs], &exprs, binary.op.span())
+                    }
+                };
+                return Some((place, value));
             }
-            this.vars[place.var].reassigned = true;
+            this.vars[var].reassigned = true;
             let rhs = this.real(value);
             let value = match compound {
                 None => rhs,
@@ -147,12 +311,29 @@ impl Lowering {
             Some((place, value))
         });
         if let Some((place, value)) = assigned {
-            self.emit(Stmt::Assign {
+            let assign = Stmt::Assign {
                 place,
                 value,
                 nodes,
-            });
+            };
+            self.emit_unless_left(before, assign, expr_span(target));
         }
+    }
+
+    /// Emits `stmt`, under `if !flag` when evaluating it set a control flag (`s += if c {
+    /// break } else { x }` must not change `s` once the loop is left).
+    pub(super) fn emit_unless_left(&mut self, before: usize, stmt: Stmt, span: Span) {
+        let live = self.live_flags(before);
+        if live.is_empty() {
+            return self.emit(stmt);
+        }
+        let (cond, nodes) = self.collect(|this| this.none_set(&live, span));
+        self.emit(Stmt::If {
+            cond,
+            nodes,
+            then: vec![stmt],
+            otherwise: Vec::new(),
+        });
     }
 
     /// The variable or array element an assignment writes.
@@ -187,7 +368,11 @@ impl Lowering {
         index_exprs: &[&Expr],
         whole: &Expr,
     ) -> Option<Place> {
-        let dims = self.vars[var].dims.len();
+        if self.silent.contains(&var) {
+            return None; // a parameter whose type was rejected: reported once already
+        }
+        let v = &self.vars[var];
+        let dims = v.dims.len() + usize::from(v.slice);
         if index_exprs.len() != dims {
             let message = if dims == 0 {
                 format!("`{ident}` is not an array")
@@ -205,18 +390,48 @@ impl Lowering {
         for index in index_exprs {
             let node = self.expr(index);
             match self.nodes[node].num {
-                Num::Int | Num::Unknown if self.recomputable(node) => indices.push(node),
-                Num::Int | Num::Unknown | Num::Real | Num::Bool => {
+                Num::Int | Num::Unknown => indices.push(node),
+                Num::Real | Num::Bool => {
                     self.error(
                         index,
-                        "an index must be an integer computed from loop variables, integer \
-                         parameters and constants",
+                        "an index must be an integer (`usize`): a loop variable, an integer \
+                         parameter or local, a constant, or arithmetic on them",
                     );
                     return None;
                 }
             }
         }
+        if self.aliases.contains_key(&var) {
+            let span = ident.span();
+            return self.alias_place(var, &indices, span);
+        }
         Some(Place { var, indices })
+    }
+
+    /// The place an alias (`x` of `for x in xs`, `w` of `xs.windows(2)`) indexed by
+    /// `indices` stands for in its slice or array.
+    pub(super) fn alias_place(
+        &mut self,
+        alias: VarId,
+        indices: &[NodeId],
+        span: Span,
+    ) -> Option<Place> {
+        let alias = self.aliases.get(&alias)?.clone();
+        let mut place = Vec::new();
+        for &prefix in &alias.prefix {
+            place.push(self.read_var(prefix, span));
+        }
+        let mut rest = indices.iter().copied();
+        if let Some(offset) = alias.offset {
+            let first = rest.next()?;
+            let offset = self.read_var(offset, span);
+            place.push(self.int_op("+", offset, first, span));
+        }
+        place.extend(rest);
+        Some(Place {
+            var: alias.var,
+            indices: place,
+        })
     }
 
     pub(super) fn local(&mut self, local: &Local) {
@@ -267,6 +482,13 @@ impl Lowering {
             self.error(else_token, "#[grad] does not support `let … else`");
         }
 
+        // `[a * b, c, 1.0]`: a local array, its elements assigned one by one.
+        if let Expr::Array(array) = strip_expr(&init.expr) {
+            let ident = ident.unwrap_or_else(|| Ident::new("unnamed", Span::call_site()));
+            self.array_literal(&ident, array, mutable);
+            return;
+        }
+
         // `[0.0; N]`, `[[0.0; M]; N]`: a local array.
         if let Expr::Repeat(_) = &*init.expr {
             let ((dims, value), nodes) = self.collect(|this| this.array_init(&init.expr));
@@ -291,26 +513,53 @@ impl Lowering {
         let kind = match num {
             Num::Real => VarKind::Real,
             Num::Bool => VarKind::Bool,
-            Num::Int | Num::Unknown => {
-                if !self.recomputable(value) {
-                    self.error(
-                        &init.expr,
-                        "an integer local must be computed from loop variables, integer \
-                         parameters and constants (the reverse sweep recomputes it)",
-                    );
-                    return;
-                }
-                VarKind::Int
-            }
+            Num::Int | Num::Unknown => VarKind::Int,
         };
+        let stable = kind == VarKind::Int && !mutable && self.recomputable(value);
         let ident = ident.unwrap_or_else(|| Ident::new("unnamed", Span::call_site()));
         let var = self.declare(&ident, kind, Vec::new(), num);
         self.vars[var].mutable = mutable;
+        self.vars[var].stable = stable;
         self.emit(Stmt::Let {
             var,
             value: Some(value),
             nodes,
         });
+    }
+
+    /// `let v = [a, b, c];`: a local array of zeros, then one assignment per element.
+    fn array_literal(&mut self, ident: &Ident, array: &syn::ExprArray, mutable: bool) {
+        let span = array.bracket_token.span.join();
+        let len = array.elems.len();
+        let (zeros, nodes) = self
+            .collect(|this| this.push(NodeKind::Const(quote!([0.0f64; #len])), Num::Real, span));
+        let var = self.declare_hidden(VarKind::Real, Num::Real);
+        self.vars[var].dims = vec![quote!(#len)];
+        self.vars[var].mutable = true;
+        self.vars[var].reassigned = true;
+        self.emit(Stmt::Let {
+            var,
+            value: Some(zeros),
+            nodes,
+        });
+        for (position, element) in array.elems.iter().enumerate() {
+            let (value, nodes) = self.collect(|this| this.real(element));
+            let (index, index_nodes) =
+                self.collect(|this| this.push(NodeKind::Const(quote!(#position)), Num::Int, span));
+            let mut all = index_nodes;
+            all.extend(nodes);
+            self.emit(Stmt::Assign {
+                place: Place {
+                    var,
+                    indices: vec![index],
+                },
+                value,
+                nodes: all,
+            });
+        }
+        // Bound to the user's name only now: the elements cannot refer to it.
+        self.scopes.bind(ident, var);
+        let _ = mutable;
     }
 
     /// `[c; N]` or `[[c; M]; N]` with a constant `c`: the dimensions and the constant node.
@@ -425,6 +674,9 @@ impl Lowering {
     /// A condition: a comparison, `&&`, `||`, `!`, or a boolean variable.
     pub(super) fn condition(&mut self, expr: &Expr) -> NodeId {
         let node = self.expr(expr);
+        if matches!(expr, Expr::Let(_)) {
+            return node; // already reported as `if let`
+        }
         if self.nodes[node].num != Num::Bool {
             return self.error(expr, "expected a condition (a comparison or a `bool`)");
         }

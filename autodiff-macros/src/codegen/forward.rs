@@ -1,0 +1,450 @@
+//! The forward pass: the body again, one `let` per node, saving what the sweep needs.
+
+use super::*;
+
+impl Generator<'_> {
+    // ----- forward -------------------------------------------------------------------
+
+    pub(super) fn forward_block(&mut self, block: &Block) -> TokenStream {
+        block.iter().map(|stmt| self.forward_stmt(stmt)).collect()
+    }
+
+    /// A statement of the forward pass. What it pushes onto the workspace is recorded, so
+    /// the reverse statement can pop it back.
+    pub(super) fn forward_stmt(&mut self, stmt: &Stmt) -> TokenStream {
+        let outer_pops = std::mem::take(&mut self.pops);
+        let code = self.forward_stmt_inner(stmt);
+        let post = std::mem::replace(&mut self.pops, outer_pops);
+        let entry = self
+            .stmt_pops
+            .entry(stmt as *const Stmt)
+            .or_insert_with(|| (Vec::new(), Vec::new()));
+        entry.1.extend(post);
+        code
+    }
+
+    fn forward_stmt_inner(&mut self, stmt: &Stmt) -> TokenStream {
+        let mut nodes = self.forward_nodes(stmt.nodes());
+        if let Stmt::Assign { place, .. } = stmt {
+            if self.activity.var(place.var) {
+                nodes.extend(self.save_indices(place));
+            }
+        }
+        let pre = std::mem::take(&mut self.pops);
+        self.stmt_pops
+            .insert(stmt as *const Stmt, (pre, Vec::new()));
+        match stmt {
+            Stmt::Let { var, value, .. } => {
+                let slot = self.var_slot(*var);
+                let v = &self.function.vars[*var];
+                let mutability = v.mutable.then(|| quote!(mut));
+                match value {
+                    Some(value) => {
+                        let value = slot_of(*value);
+                        quote!(#nodes let #mutability #slot = #value;)
+                    }
+                    None => {
+                        let ty = real_type(&v.dims);
+                        quote!(let #mutability #slot: #ty;)
+                    }
+                }
+            }
+            Stmt::Assign { place, value, .. } => {
+                let target = self.place(place, self.var_slot(place.var));
+                let value = slot_of(*value);
+                quote!(#nodes #target = #value;)
+            }
+            Stmt::SetFlag { var, value } => {
+                let slot = self.var_slot(*var);
+                quote!(#slot = #value;)
+            }
+            Stmt::Eval { .. } => nodes,
+            Stmt::Return { value, .. } => {
+                self.result = Some(slot_of(*value));
+                nodes
+            }
+            Stmt::If {
+                cond: cond_id,
+                then,
+                otherwise,
+                ..
+            } => {
+                let cond = slot_of(*cond_id);
+                // In a loop of run-time length the flag is pushed after the branch, so the
+                // reverse sweep pops it before replaying the branch.
+                let dynamic = self.dynamic();
+                let (save, read) = if dynamic {
+                    (TokenStream::new(), TokenStream::new())
+                } else {
+                    self.save(cond.clone(), Saved::Flag)
+                };
+                let outer = std::mem::replace(&mut self.in_branch, true);
+                let then = self.forward_block(then);
+                let otherwise = self.forward_block(otherwise);
+                self.in_branch = outer;
+                let (after, read) = if dynamic {
+                    self.save(cond.clone(), Saved::Flag)
+                } else {
+                    (TokenStream::new(), read)
+                };
+                self.flags.insert(*cond_id, read);
+                quote! {
+                    #nodes
+                    #save
+                    if #cond { #then } else { #otherwise }
+                    #after
+                }
+            }
+            Stmt::For {
+                var,
+                start,
+                end,
+                inclusive,
+                body,
+            } => {
+                let mut writes = Vec::new();
+                written(body, &mut writes);
+                let (index, trips, range) = self.enter_loop(*var, start, end, *inclusive, writes);
+                let tapes_before = self.tapes.len();
+                let body = self.forward_block(body);
+                let depth = self.loops.len();
+                let finished = self.loops.pop();
+                let iter = if self.tapes.len() > tapes_before && !self.dynamic() {
+                    self.iterated.push(*var);
+                    self.iteration(depth, &index, start, &trips)
+                } else {
+                    TokenStream::new()
+                };
+                let (snapshots, after) = self.after_loop(finished);
+                quote! {
+                    #snapshots
+                    for #index in #range {
+                        #iter
+                        #body
+                    }
+                    #after
+                }
+            }
+            Stmt::Loop {
+                counter,
+                count,
+                max_trips,
+                exits,
+                body,
+                ..
+            } => self.forward_loop(
+                stmt,
+                nodes,
+                *counter,
+                *count,
+                max_trips.as_ref(),
+                exits,
+                body,
+            ),
+        }
+    }
+
+    /// The forward pass of a counted or unbounded loop: the counter runs `0, 1, …`; the
+    /// number of iterations run is saved for the reverse sweep.
+    #[allow(clippy::too_many_arguments)]
+    fn forward_loop(
+        &mut self,
+        stmt: &Stmt,
+        nodes: TokenStream,
+        counter: VarId,
+        count: Option<NodeId>,
+        max_trips: Option<&TokenStream>,
+        exits: &[VarId],
+        body: &Block,
+    ) -> TokenStream {
+        let id = stmt as *const Stmt as usize;
+        let count_slot = Ident::new(&format!("__count_{counter}"), Span::mixed_site());
+        let trips_slot = Ident::new(&format!("__trips_{counter}"), Span::mixed_site());
+        let index = self.var_slot(counter);
+        let _ = id;
+        let mut writes = Vec::new();
+        written(body, &mut writes);
+        writes.push(counter);
+        let dynamic = max_trips.is_none() || self.dynamic();
+        let trips = max_trips.cloned().unwrap_or_else(|| quote!(0usize));
+        self.loops.push(Loop {
+            trips: trips.clone(),
+            writes,
+            in_branch: self.in_branch,
+            snapshots: TokenStream::new(),
+            dynamic,
+            after: TokenStream::new(),
+            after_pops: Vec::new(),
+            copied: Vec::new(),
+        });
+        let tapes_before = self.tapes.len();
+        let body = self.forward_block(body);
+        let depth = self.loops.len();
+        let finished = self.loops.pop();
+        let iter = if self.tapes.len() > tapes_before && !dynamic {
+            self.iterated.push(counter);
+            self.iteration(depth, &index, &quote!(0usize), &trips)
+        } else {
+            TokenStream::new()
+        };
+        let (snapshots, after) = self.after_loop(finished);
+        let range = match count {
+            Some(_) => quote!(0..#count_slot),
+            None => quote!(0usize..),
+        };
+        let count_let = count.map(|count| {
+            let count = slot_of(count);
+            quote!(let #count_slot: usize = #count;)
+        });
+        let counted = !exits.is_empty() || count.is_none();
+        let (trips_let, stop, tick, trips_value) = if counted {
+            let flags = exits.iter().map(|&flag| self.var_slot(flag));
+            (
+                quote!(let mut #trips_slot: usize = 0;),
+                quote!(if false #(|| #flags)* { break; }),
+                quote!(#trips_slot += 1;),
+                trips_slot.to_token_stream(),
+            )
+        } else {
+            (
+                TokenStream::new(),
+                TokenStream::new(),
+                TokenStream::new(),
+                count_slot.to_token_stream(),
+            )
+        };
+        // The number of iterations run, for the reverse sweep.
+        let (save, read) = self.save(trips_value, Saved::Index);
+        self.loop_trips.insert(counter, read);
+        quote! {
+            #nodes
+            #count_let
+            #snapshots
+            #trips_let
+            for #index in #range {
+                #stop
+                #tick
+                #iter
+                #body
+            }
+            #after
+            #save
+        }
+    }
+
+    /// A finished loop's copies: those taken before it, and those pushed after it (whose
+    /// pops the statement records).
+    fn after_loop(&mut self, finished: Option<Loop>) -> (TokenStream, TokenStream) {
+        let Some(finished) = finished else {
+            return (TokenStream::new(), TokenStream::new());
+        };
+        self.pops.extend(finished.after_pops);
+        (finished.snapshots, finished.after)
+    }
+
+    /// Saves the indices of a place that the sweep cannot compute again.
+    pub(super) fn save_indices(&mut self, place: &Place) -> TokenStream {
+        let mut out = TokenStream::new();
+        if !self.scoped() {
+            return out;
+        }
+        for &index in &place.indices {
+            if self.recomputable(index) || self.restored.contains_key(&index) {
+                continue;
+            }
+            let (save, read) = self.save(slot_of(index), Saved::Index);
+            out.extend(save);
+            self.restored.insert(index, read);
+        }
+        out
+    }
+
+    /// Pushes a loop (the forward pass passes the variables it writes, for snapshots).
+    /// Returns the loop variable's slot, the number of iterations and the range.
+    pub(super) fn enter_loop(
+        &mut self,
+        var: VarId,
+        start: &TokenStream,
+        end: &TokenStream,
+        inclusive: bool,
+        writes: Vec<VarId>,
+    ) -> (TokenStream, TokenStream, TokenStream) {
+        let trips = trips(start, end, inclusive);
+        self.loops.push(Loop {
+            trips: trips.clone(),
+            writes,
+            in_branch: self.in_branch,
+            snapshots: TokenStream::new(),
+            dynamic: false,
+            after: TokenStream::new(),
+            after_pops: Vec::new(),
+            copied: Vec::new(),
+        });
+        (self.var_slot(var), trips, range(start, end, inclusive))
+    }
+
+    /// `let __iter_D = __iter_{D-1} * trips + (i - start) as usize;`
+    pub(super) fn iteration(
+        &self,
+        depth: usize,
+        index: &TokenStream,
+        start: &TokenStream,
+        trips: &TokenStream,
+    ) -> TokenStream {
+        let iter = iter_slot(depth);
+        let step = quote!(((#index - (#start)) as usize));
+        if depth == 1 {
+            quote!(let #iter: usize = #step;)
+        } else {
+            let outer = iter_slot(depth - 1);
+            quote!(let #iter: usize = #outer * #trips + #step;)
+        }
+    }
+
+    /// One `let` per node, in order; and what the reverse sweep will need of each.
+    pub(super) fn forward_nodes(&mut self, ids: &[NodeId]) -> TokenStream {
+        let mut out = TokenStream::new();
+        for &id in ids {
+            out.extend(self.forward_node(id));
+        }
+        out
+    }
+
+    pub(super) fn forward_node(&mut self, id: NodeId) -> TokenStream {
+        let function = self.function;
+        let activity = self.activity;
+        let node = &function.nodes[id];
+        let binding = slot("primal", id);
+        let arg = |node: NodeId| slot_of(node);
+        let active_arg = |arg: NodeId| activity.node(id) && activity.node(arg);
+        match &node.kind {
+            NodeKind::Const(tokens) => quote!(let #binding = #tokens;),
+            NodeKind::Read(place) => {
+                let value = self.place(place, self.var_slot(place.var));
+                let save = if activity.node(id) {
+                    self.save_indices(place)
+                } else {
+                    TokenStream::new()
+                };
+                quote!(let #binding = #value; #save)
+            }
+            NodeKind::Len(var) => {
+                let var = self.var_slot(*var);
+                quote!(let #binding: usize = #var.len();)
+            }
+            NodeKind::Intrinsic { name, args } => {
+                let value = intrinsic(name, args);
+                quote!(let #binding = #value;)
+            }
+            NodeKind::StopGradient(value) => {
+                let value = arg(*value);
+                quote!(let #binding = #value;)
+            }
+            NodeKind::Cast { arg: value, ty } => {
+                let value = arg(*value);
+                quote!(let #binding = #value as #ty;)
+            }
+            NodeKind::Typed { arg: value, ty } => {
+                let value = arg(*value);
+                quote!(let #binding: #ty = #value;)
+            }
+            NodeKind::Infix { op, lhs, rhs } => {
+                let (lhs, rhs) = (arg(*lhs), arg(*rhs));
+                quote!(let #binding = #lhs #op #rhs;)
+            }
+            NodeKind::Not(value) => {
+                let value = arg(*value);
+                quote!(let #binding = !#value;)
+            }
+            NodeKind::Op { op, args } => {
+                let values: Vec<TokenStream> = args.iter().map(|&a| arg(a)).collect();
+                let reals = differentiable_operands(&node.kind);
+                let active: Vec<usize> = reals
+                    .iter()
+                    .filter(|(_, a)| active_arg(*a))
+                    .map(|(real, _)| *real)
+                    .collect();
+                let mut out = if active.is_empty() || !op.calls_rule() {
+                    let value = primal_expr(op, &values);
+                    quote!(let #binding = #value;)
+                } else {
+                    let single = match active.as_slice() {
+                        [only] => op.rule_wrt_only.get(*only).copied().flatten(),
+                        _ => None,
+                    };
+                    let (rule_name, partials): (&str, Vec<TokenStream>) = match single {
+                        Some(name) => (name, vec![partial_slot(id, active[0]).into_token_stream()]),
+                        None => (
+                            op.rule,
+                            (0..reals.len())
+                                .map(|real| {
+                                    if active.contains(&real) {
+                                        partial_slot(id, real).into_token_stream()
+                                    } else {
+                                        quote!(_)
+                                    }
+                                })
+                                .collect(),
+                        ),
+                    };
+                    let rule = rule(rule_name);
+                    quote!(let (#binding, #(#partials),*) = #rule(#(#values),*);)
+                };
+                // What the reverse sweep needs: each active operand's partial.
+                for &real in &active {
+                    let (save, factor) = match op.partials[real] {
+                        Partial::One | Partial::MinusOne => continue,
+                        Partial::Primal(other) => self.reverse_value(args[other]),
+                        Partial::Rule(_) => {
+                            let partial = partial_slot(id, real).into_token_stream();
+                            self.save(partial, Saved::Real)
+                        }
+                    };
+                    out.extend(save);
+                    self.factors.insert((id, real), factor);
+                }
+                out
+            }
+            NodeKind::Call { path, args } => {
+                let values: Vec<TokenStream> = args.iter().map(|&a| arg(a)).collect();
+                if !activity.node(id) {
+                    return quote_spanned!(node.span=> let #binding: f64 = #path(#(#values),*););
+                }
+                let mut grad_path = path.clone();
+                let single = grad_path.segments.len() == 1 && grad_path.leading_colon.is_none();
+                if let Some(last) = grad_path.segments.last_mut() {
+                    last.ident = grad_ident(&last.ident);
+                    if single {
+                        // Mixed-site: a parameter named `g_grad` cannot shadow the function.
+                        let span = Span::mixed_site().located_at(last.ident.span());
+                        last.ident.set_span(span);
+                    }
+                }
+                let partials: Vec<TokenStream> = args
+                    .iter()
+                    .enumerate()
+                    .map(|(position, &a)| {
+                        if active_arg(a) {
+                            partial_slot(id, position).into_token_stream()
+                        } else {
+                            quote!(_)
+                        }
+                    })
+                    .collect();
+                let types = std::iter::repeat(quote!(f64)).take(args.len() + 1);
+                let mut out = quote_spanned! {node.span=>
+                    let (#binding, #(#partials),*): (#(#types),*) = #grad_path(#(#values),*);
+                };
+                for (position, &a) in args.iter().enumerate() {
+                    if active_arg(a) {
+                        let partial = partial_slot(id, position).into_token_stream();
+                        let (save, factor) = self.save(partial, Saved::Real);
+                        out.extend(save);
+                        self.factors.insert((id, position), factor);
+                    }
+                }
+                out
+            }
+        }
+    }
+}

@@ -1,0 +1,522 @@
+//! Code generation: the forward pass and the reverse sweep of `<name>_grad`.
+//!
+//! The forward pass is the body again, statement for statement, with every expression
+//! split into one `let` per node (`__primal_N`). Where the reverse sweep will need a
+//! value — a local partial from a rule, an operand of a product — it reads it back from
+//! the same slot when the slot is still in scope, recomputes it when it cannot have changed
+//! (a constant, an element of a parameter, an integer), and otherwise the forward pass
+//! saves it in a tape slot on the stack: a scalar, or an array with one entry per loop
+//! iteration (`__tape_N[__iter_D]`). Each `if` saves which branch it took.
+//!
+//! The reverse sweep walks the statements backwards: loops run in reverse, each `if` replays
+//! its branch, and an assignment `place = value` passes the adjoint of `place` to the
+//! nodes of `value`, then zeroes it (the old value was overwritten). Within a statement
+//! the node adjoints (`__adjoint_N`) are declared at their first contribution; variables'
+//! adjoints (`__adjoint_var_N`, arrays for arrays) are declared where the variable's scope
+//! begins in reverse, so a loop-local variable starts from zero in every iteration.
+//!
+//! ```text
+//! fn f(x: f64, y: f64) -> f64 { (x * y).tanh() }
+//! ```
+//! becomes (abridged)
+//! ```text
+//! let __primal_0 = x; let __primal_1 = y; let __primal_2 = __primal_0 * __primal_1;
+//! let (__primal_3, __partial_3_0) = rules::tanh(__primal_2);
+//! let mut __adjoint_var_0 = -0.0; let mut __adjoint_var_1 = -0.0;
+//! let __adjoint_2 = __partial_3_0 * 1.0;
+//! __adjoint_var_0 += __primal_1 * __adjoint_2; __adjoint_var_1 += __primal_0 * __adjoint_2;
+//! (__primal_3, __adjoint_var_0, __adjoint_var_1)
+//! ```
+
+use crate::check::{differentiable_operands, Activity};
+use crate::ir::{Block, Function, NodeId, NodeKind, Num, Place, Stmt, VarId, VarKind};
+use crate::ops::{Partial, Syntax};
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{quote, quote_spanned, ToTokens};
+use std::collections::HashMap;
+
+mod forward;
+mod reverse;
+mod tape;
+
+/// The name of the gradient function of `ident`: `f` → `f_grad`, with `f`'s span.
+pub fn grad_ident(ident: &Ident) -> Ident {
+    let name = ident.to_string();
+    let name = name.strip_prefix("r#").unwrap_or(&name);
+    Ident::new(&format!("{name}_grad"), ident.span())
+}
+
+/// A generated local. `Span::mixed_site` keeps it apart from the user's local variables;
+/// the `__` prefix keeps it apart from the user's items (a `const` of the same name would
+/// turn the `let` into a pattern, and mixed-site hygiene resolves items at the call site).
+fn slot(kind: &str, id: usize) -> Ident {
+    Ident::new(&format!("__{kind}_{id}"), Span::mixed_site())
+}
+
+fn partial_slot(node: NodeId, position: usize) -> Ident {
+    Ident::new(&format!("__partial_{node}_{position}"), Span::mixed_site())
+}
+
+fn iter_slot(depth: usize) -> Ident {
+    Ident::new(&format!("__iter_{depth}"), Span::mixed_site())
+}
+
+/// The path of a rule in the runtime, reached through the facade.
+fn rule(name: &str) -> TokenStream {
+    let name = Ident::new(name, Span::call_site());
+    quote!(::autodiff::__private::rules::#name)
+}
+
+/// `f64`, or `[[f64; M]; N]` for dimensions `[N, M]`.
+fn real_type(dims: &[TokenStream]) -> TokenStream {
+    dims.iter()
+        .rev()
+        .fold(quote!(f64), |inner, dim| quote!([#inner; #dim]))
+}
+
+/// `0.0`, or `[[0.0; M]; N]` for dimensions `[N, M]`.
+fn zeros(dims: &[TokenStream]) -> TokenStream {
+    filled(dims, quote!(0.0f64))
+}
+
+/// An adjoint with no contribution yet: `-0.0`, the exact identity of `+` (`-0.0 + x` is
+/// `x` for every `x`, so the compiler folds the first `+=` away; `0.0 + -0.0` would not be).
+fn no_adjoint(dims: &[TokenStream]) -> TokenStream {
+    filled(dims, quote!(-0.0f64))
+}
+
+fn filled(dims: &[TokenStream], value: TokenStream) -> TokenStream {
+    dims.iter()
+        .rev()
+        .fold(value, |inner, dim| quote!([#inner; #dim]))
+}
+
+/// The name of the allocation-free variant: `f` → `f_grad_into`.
+pub fn grad_into_ident(ident: &Ident) -> Ident {
+    let name = ident.to_string();
+    let name = name.strip_prefix("r#").unwrap_or(&name);
+    Ident::new(&format!("{name}_grad_into"), ident.span())
+}
+
+/// The type of a parameter's partial in `<name>_grad`: `f64`, an array of the
+/// parameter's shape, or a `Vec` of its elements for a slice.
+fn partial_type(function: &Function, index: usize) -> TokenStream {
+    let var = &function.vars[function.params[index].var];
+    let element = real_type(&var.dims);
+    if var.slice {
+        quote!(::std::vec::Vec<#element>)
+    } else {
+        element
+    }
+}
+
+/// The name of the `&mut` output of a parameter's partial in `<name>_grad_into`:
+/// `d_<param>`, mixed-site so that it cannot clash with the user's names. A slice's
+/// output is its adjoint, accumulated in place.
+fn output_slot(function: &Function, index: usize) -> Ident {
+    let param = &function.params[index].ident.to_string();
+    let param = param.strip_prefix("r#").unwrap_or(param);
+    Ident::new(&format!("d_{param}"), Span::mixed_site())
+}
+
+/// The signatures of `<name>_grad` and `<name>_grad_into`.
+pub fn signatures(function: &Function) -> (TokenStream, TokenStream) {
+    let original = &function.original;
+    let vis = &original.vis;
+    let name = grad_ident(&original.sig.ident);
+    let into = grad_into_ident(&original.sig.ident);
+    let params: Vec<TokenStream> = function
+        .params
+        .iter()
+        .map(|p| {
+            let mutability = function.vars[p.var].mutable.then(|| quote!(mut));
+            let ident = &p.ident;
+            let ty = &p.ty;
+            quote!(#mutability #ident: #ty)
+        })
+        .collect();
+    let outputs =
+        std::iter::once(quote!(f64)).chain(function.wrt.iter().map(|&i| partial_type(function, i)));
+    let buffers = function.wrt.iter().map(|&i| {
+        let var = &function.vars[function.params[i].var];
+        let element = real_type(&var.dims);
+        let ident = output_slot(function, i);
+        if var.slice {
+            quote!(#ident: &mut [#element])
+        } else {
+            quote!(#ident: &mut #element)
+        }
+    });
+    let cfgs: Vec<_> = original
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("cfg"))
+        .collect();
+    let (doc, doc_into) = doc(function);
+    let attributes = quote! {
+        #[inline]
+        #[allow(unused_variables, unused_mut, unused_assignments, unused_parens)]
+        #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    };
+    (
+        quote! {
+            #(#cfgs)*
+            #[doc = #doc]
+            #[must_use]
+            #attributes
+            #vis fn #name(#(#params),*) -> (#(#outputs),*)
+        },
+        quote! {
+            #(#cfgs)*
+            #[doc = #doc_into]
+            #attributes
+            #[allow(dead_code)]
+            #vis fn #into(#(#params,)* #(#buffers),*) -> f64
+        },
+    )
+}
+
+/// The doc comments of `<name>_grad` and `<name>_grad_into`.
+fn doc(function: &Function) -> (String, String) {
+    let name = function.original.sig.ident.to_string();
+    let params: Vec<String> = function
+        .params
+        .iter()
+        .map(|p| p.ident.to_string())
+        .collect();
+    let partials: Vec<String> = function
+        .wrt
+        .iter()
+        .map(|&i| format!("∂{name}/∂{}", params[i]))
+        .collect();
+    let grad = format!(
+        " Value and gradient of [`{name}`], generated by `#[grad]`.\n\n Returns `({name}({}), {})`.",
+        params.join(", "),
+        partials.join(", ")
+    );
+    let into = format!(
+        " Value and gradient of [`{name}`] with no allocation, generated by `#[grad]`: adds \
+         {} to the buffers passed after the parameters, and returns `{name}({})`.\n\n \
+         The buffers are accumulated into, not overwritten: zero them for a fresh gradient. \
+         A slice's buffer must have the slice's length.",
+        partials.join(", "),
+        params.join(", "),
+    );
+    (grad, into)
+}
+
+/// `<name>_grad` and `<name>_grad_into`.
+pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
+    let (signature, signature_into) = signatures(function);
+    let items = &function.items;
+    let mut gen = Generator {
+        function,
+        activity,
+        tapes: Vec::new(),
+        factors: HashMap::new(),
+        flags: HashMap::new(),
+        loops: Vec::new(),
+        in_branch: false,
+        iterated: Vec::new(),
+        result: None,
+        reached: Vec::new(),
+        pops: Vec::new(),
+        stmt_pops: HashMap::new(),
+        saved: 0,
+        uses_workspace: false,
+        restored: HashMap::new(),
+        loop_trips: HashMap::new(),
+    };
+    let forward = gen.forward_block(&function.body);
+    let reverse = gen.reverse_block(&function.body, true);
+    let tapes = &gen.tapes;
+    let value = gen.result.clone().unwrap_or_else(|| quote!(0.0));
+    let (take, recycle) = if gen.uses_workspace {
+        (
+            quote!(let mut __ws = ::autodiff::__private::Workspace::take();),
+            quote!(__ws.recycle();),
+        )
+    } else {
+        (TokenStream::new(), TokenStream::new())
+    };
+
+    // Mixed-site hygiene: a parameter named like the function cannot shadow it here.
+    let original = &function.original.sig.ident;
+    let mixed = |ident: Ident| {
+        Ident::new(
+            &ident.to_string(),
+            Span::mixed_site().located_at(original.span()),
+        )
+    };
+    let name = mixed(original.clone());
+    let grad_name = mixed(grad_ident(original));
+    let into_name = mixed(grad_into_ident(original));
+    let param_types = function.params.iter().map(|p| &p.ty);
+    let param_names: Vec<&Ident> = function.params.iter().map(|p| &p.ident).collect();
+    let uses_original = quote! {
+        // Using `<name>_grad` uses `<name>`: no dead-code warning on the original.
+        let _ = #name as fn(#(#param_types),*) -> f64;
+    };
+    let has_slices = function.params.iter().any(|p| function.vars[p.var].slice);
+
+    if !has_slices {
+        let partials = function.wrt.iter().map(|&index| {
+            let var = function.params[index].var;
+            let adjoint = slot("adjoint_var", var);
+            let always_reached = gen.reached.contains(&var) && !function.vars[var].reassigned;
+            if activity.var(var) && function.vars[var].dims.is_empty() && !always_reached {
+                // `+ 0.0` turns a `-0.0` (no contribution) into `0.0`; other values pass.
+                quote!(#adjoint + 0.0)
+            } else if activity.var(var) {
+                adjoint.into_token_stream()
+            } else {
+                zeros(&function.vars[var].dims)
+            }
+        });
+        let locals: Vec<Ident> = function
+            .wrt
+            .iter()
+            .map(|&i| slot("grad", function.params[i].var))
+            .collect();
+        let outputs = function.wrt.iter().map(|&i| output_slot(function, i));
+        return quote! {
+            #signature {
+                #uses_original
+                #(#items)*
+                #take
+                #(#tapes)*
+                #forward
+                #reverse
+                #recycle
+                (#value, #(#partials),*)
+            }
+
+            #signature_into {
+                let (__value, #(#locals),*) = #grad_name(#(#param_names),*);
+                #(::autodiff::__private::Flat::add_to(&#locals, #outputs);)*
+                __value
+            }
+        };
+    }
+
+    // With slices, `_grad_into` holds the gradient and `_grad` allocates its buffers.
+    let slice_adjoints = function.wrt.iter().filter_map(|&i| {
+        let var = function.params[i].var;
+        if !function.vars[var].slice {
+            return None;
+        }
+        let adjoint = slot("adjoint_var", var);
+        let output = output_slot(function, i);
+        Some(quote!(let #adjoint = #output;))
+    });
+    let checks = function.wrt.iter().filter_map(|&i| {
+        let param = &function.params[i];
+        if !function.vars[param.var].slice {
+            return None;
+        }
+        let buffer = output_slot(function, i);
+        let ident = &param.ident;
+        let message = format!(
+            "{}: the buffer for the partial of `{ident}` has length {{}}, but `{ident}` has \
+             length {{}}",
+            grad_into_ident(original)
+        );
+        Some(quote! {
+            ::core::assert!(#buffer.len() == #ident.len(), #message, #buffer.len(), #ident.len());
+        })
+    });
+    let outputs_added = function.wrt.iter().filter_map(|&i| {
+        let var = function.params[i].var;
+        if function.vars[var].slice || !activity.var(var) {
+            return None;
+        }
+        let adjoint = slot("adjoint_var", var);
+        let output = output_slot(function, i);
+        Some(quote!(::autodiff::__private::Flat::add_to(&#adjoint, #output);))
+    });
+    let locals: Vec<Ident> = function
+        .wrt
+        .iter()
+        .map(|&i| slot("grad", function.params[i].var))
+        .collect();
+    let allocations = function.wrt.iter().zip(&locals).map(|(&i, local)| {
+        let param = &function.params[i];
+        let var = &function.vars[param.var];
+        let zero = zeros(&var.dims);
+        let ident = &param.ident;
+        if var.slice {
+            quote!(let mut #local = ::std::vec![#zero; #ident.len()];)
+        } else {
+            quote!(let mut #local = #zero;)
+        }
+    });
+    quote! {
+        #signature_into {
+            #(#checks)*
+            #(#slice_adjoints)*
+            #uses_original
+            #(#items)*
+            #take
+            #(#tapes)*
+            #forward
+            #reverse
+            #(#outputs_added)*
+            #recycle
+            #value
+        }
+
+        #signature {
+            #(#allocations)*
+            let __value = #into_name(#(#param_names,)* #(&mut #locals),*);
+            (__value, #(#locals),*)
+        }
+    }
+}
+
+/// An enclosing loop, as the code generator sees it.
+struct Loop {
+    /// The number of iterations, a constant expression of type `usize`.
+    trips: TokenStream,
+    /// The variables the loop writes (in its body, at any depth).
+    writes: Vec<VarId>,
+    /// Whether the loop itself is inside a branch.
+    in_branch: bool,
+    /// Copies of variables taken just before the loop (forward statements), for reads
+    /// inside it of variables it never writes.
+    snapshots: TokenStream,
+    /// A loop of run-time length: what its iterations save goes to the workspace.
+    dynamic: bool,
+    /// Copies pushed just after the loop (inside loops of run-time length), and the pops
+    /// that take them back before the reverse sweep runs the loop.
+    after: TokenStream,
+    after_pops: Vec<TokenStream>,
+    /// The variables copied so far, with how the reverse sweep reads each copy.
+    copied: Vec<(VarId, TokenStream)>,
+}
+
+/// The variables a block writes, at any depth.
+fn written(block: &Block, out: &mut Vec<VarId>) {
+    for stmt in block {
+        match stmt {
+            Stmt::Let { var, .. } => out.push(*var),
+            Stmt::Assign { place, .. } => out.push(place.var),
+            Stmt::For { var, body, .. } => {
+                out.push(*var);
+                written(body, out);
+            }
+            Stmt::If {
+                then, otherwise, ..
+            } => {
+                written(then, out);
+                written(otherwise, out);
+            }
+            Stmt::Loop { counter, body, .. } => {
+                out.push(*counter);
+                written(body, out);
+            }
+            Stmt::SetFlag { var, .. } => out.push(*var),
+            Stmt::Eval { .. } | Stmt::Return { .. } => {}
+        }
+    }
+}
+
+struct Generator<'a> {
+    function: &'a Function,
+    activity: &'a Activity,
+    /// Declarations of the tape slots, emitted before the forward pass.
+    tapes: Vec<TokenStream>,
+    /// For `(node, position)`: how the reverse sweep reads that partial of the node.
+    factors: HashMap<(NodeId, usize), TokenStream>,
+    /// For each `if` (by its condition node): how the reverse sweep reads the branch taken.
+    flags: HashMap<NodeId, TokenStream>,
+    /// The loops around the statement being generated, outermost first.
+    loops: Vec<Loop>,
+    /// Whether the statement being generated is inside a branch.
+    in_branch: bool,
+    /// The loops (by loop variable) whose bodies use a tape, so need an iteration index.
+    iterated: Vec<VarId>,
+    /// The slot of the returned value.
+    result: Option<TokenStream>,
+    /// Variables whose adjoint gets a contribution on every path (outside loops and
+    /// branches), so cannot end as the `-0.0` it starts from.
+    reached: Vec<VarId>,
+    /// The workspace pops of the statement being generated, in push order.
+    pops: Vec<TokenStream>,
+    /// For each statement: the pops of what it pushes before its body (its nodes), and
+    /// after (an `if`'s flag, a loop's copies and trip count), in push order.
+    stmt_pops: HashMap<*const Stmt, (Vec<TokenStream>, Vec<TokenStream>)>,
+    /// Locals popped from the workspace so far (names `__saved_N`).
+    saved: usize,
+    /// Whether the function uses the workspace at all.
+    uses_workspace: bool,
+    /// Index nodes the sweep cannot compute again, with how it reads their saved value.
+    restored: HashMap<NodeId, TokenStream>,
+    /// For each `Stmt::Loop` (by counter): how the sweep reads its number of iterations.
+    loop_trips: HashMap<VarId, TokenStream>,
+}
+
+/// What kind of value is saved for the reverse sweep.
+#[derive(Clone, Copy)]
+enum Saved {
+    /// An `f64`: a partial, an operand.
+    Real,
+    /// A `usize`: an index, a trip count.
+    Index,
+    /// A `bool`: the branch an `if` took.
+    Flag,
+}
+
+fn slot_of(node: NodeId) -> TokenStream {
+    slot("primal", node).into_token_stream()
+}
+
+/// A call of a helper of the runtime's `loops` module.
+fn intrinsic(name: &str, args: &[NodeId]) -> TokenStream {
+    let name = Ident::new(name, Span::call_site());
+    let args = args.iter().map(|&a| slot_of(a));
+    quote!(::autodiff::__private::loops::#name(#(#args),*))
+}
+
+/// The plain primal computation of an operation (no partials).
+fn primal_expr(op: &crate::ops::Op, values: &[TokenStream]) -> TokenStream {
+    match op.syntax {
+        Syntax::Operator(symbol) => {
+            let symbol = match symbol {
+                "+" => quote!(+),
+                "-" => quote!(-),
+                "*" => quote!(*),
+                _ => quote!(/),
+            };
+            match values {
+                [x] => quote!(#symbol #x),
+                [x, y] => quote!(#x #symbol #y),
+                _ => quote!(),
+            }
+        }
+        Syntax::Method => {
+            let name = Ident::new(op.name, Span::call_site());
+            quote!(<::core::primitive::f64>::#name(#(#values),*))
+        }
+        Syntax::ExtMethod => {
+            let name = Ident::new(op.name, Span::call_site());
+            quote!(<::core::primitive::f64 as ::autodiff::__private::F64Ext>::#name(#(#values),*))
+        }
+    }
+}
+
+/// The number of iterations of `start..end` (or `..=`), a constant `usize` expression.
+fn trips(start: &TokenStream, end: &TokenStream, inclusive: bool) -> TokenStream {
+    if inclusive {
+        quote!((((#end) + 1 - (#start)) as usize))
+    } else {
+        quote!((((#end) - (#start)) as usize))
+    }
+}
+
+fn range(start: &TokenStream, end: &TokenStream, inclusive: bool) -> TokenStream {
+    if inclusive {
+        quote!((#start)..=(#end))
+    } else {
+        quote!((#start)..(#end))
+    }
+}

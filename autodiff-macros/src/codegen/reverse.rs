@@ -1,0 +1,354 @@
+//! The reverse sweep: statements backwards, adjoints passed from users to operands.
+
+use super::*;
+
+impl Generator<'_> {
+    // ----- reverse -------------------------------------------------------------------
+
+    /// The reverse of a block: integer locals recomputed (when out of scope), adjoints of
+    /// the block's variables declared, then the statements in reverse order.
+    pub(super) fn reverse_block(&mut self, block: &Block, top: bool) -> TokenStream {
+        let mut prelude = TokenStream::new();
+        let mut declarations = TokenStream::new();
+        if top {
+            for param in &self.function.params {
+                declarations.extend(self.adjoint_declaration(param.var));
+            }
+        }
+        for stmt in block {
+            if let Stmt::Let { var, value, nodes } = stmt {
+                let v = &self.function.vars[*var];
+                if v.kind == VarKind::Int && v.stable && self.scoped() {
+                    let nodes = self.recompute_nodes(nodes);
+                    let slot = self.var_slot(*var);
+                    let value = value.map(slot_of);
+                    prelude.extend(quote!(#nodes let #slot = #value;));
+                }
+                declarations.extend(self.adjoint_declaration(*var));
+            }
+        }
+        let mut statements = TokenStream::new();
+        for stmt in block.iter().rev() {
+            statements.extend(self.reverse_stmt(stmt));
+        }
+        if statements.is_empty() {
+            return TokenStream::new();
+        }
+        quote!(#prelude #declarations #statements)
+    }
+
+    pub(super) fn adjoint_declaration(&self, var: VarId) -> TokenStream {
+        let v = &self.function.vars[var];
+        if !self.activity.var(var) || (v.is_param && v.slice) {
+            // A slice's adjoint is the caller's buffer, a parameter of `_grad_into`.
+            return TokenStream::new();
+        }
+        let adjoint = slot("adjoint_var", var);
+        let start = no_adjoint(&self.function.vars[var].dims);
+        quote!(let mut #adjoint = #start;)
+    }
+
+    /// Integer nodes of a statement again, for indices in the reverse sweep (only when the
+    /// forward slots are out of scope).
+    pub(super) fn recompute_nodes(&self, ids: &[NodeId]) -> TokenStream {
+        if !self.scoped() {
+            return TokenStream::new();
+        }
+        let mut out = TokenStream::new();
+        for &id in ids {
+            let node = &self.function.nodes[id];
+            if let Some(read) = self.restored.get(&id) {
+                let binding = slot("primal", id);
+                out.extend(quote!(let #binding: usize = #read;));
+                continue;
+            }
+            if matches!(node.num, Num::Int | Num::Unknown) && self.recomputable(id) {
+                let binding = slot("primal", id);
+                let value = match &node.kind {
+                    NodeKind::Const(tokens) => tokens.clone(),
+                    NodeKind::Read(place) => self.place(place, self.var_slot(place.var)),
+                    NodeKind::Op { op, args } => {
+                        let values: Vec<TokenStream> = args.iter().map(|&a| slot_of(a)).collect();
+                        primal_expr(op, &values)
+                    }
+                    NodeKind::Infix { op, lhs, rhs } => {
+                        let (lhs, rhs) = (slot_of(*lhs), slot_of(*rhs));
+                        quote!(#lhs #op #rhs)
+                    }
+                    NodeKind::Cast { arg, ty } => {
+                        let arg = slot_of(*arg);
+                        quote!(#arg as #ty)
+                    }
+                    NodeKind::Typed { arg, ty } => {
+                        let arg = slot_of(*arg);
+                        out.extend(quote!(let #binding: #ty = #arg;));
+                        continue;
+                    }
+                    NodeKind::Len(var) => {
+                        let var = self.var_slot(*var);
+                        quote!(#var.len())
+                    }
+                    NodeKind::Intrinsic { name, args } => intrinsic(name, args),
+                    _ => continue,
+                };
+                out.extend(quote!(let #binding = #value;));
+            }
+        }
+        out
+    }
+
+    pub(super) fn recomputable(&self, id: NodeId) -> bool {
+        crate::ir::recomputable(&self.function.nodes, &self.function.vars, id)
+    }
+
+    /// The reverse of a statement, with the pops of what its forward pass pushed: those
+    /// pushed after a branch or a loop come back before it is replayed, those pushed
+    /// before it (its nodes') after.
+    pub(super) fn reverse_stmt(&mut self, stmt: &Stmt) -> TokenStream {
+        let (pre, post) = self
+            .stmt_pops
+            .get(&(stmt as *const Stmt))
+            .cloned()
+            .unwrap_or_default();
+        let pre: TokenStream = pre.into_iter().rev().collect();
+        let post: TokenStream = post.into_iter().rev().collect();
+        let inner = self.reverse_stmt_inner(stmt);
+        match stmt {
+            Stmt::If { .. } | Stmt::For { .. } | Stmt::Loop { .. } => quote!(#post #inner #pre),
+            _ => quote!(#pre #post #inner),
+        }
+    }
+
+    fn reverse_stmt_inner(&mut self, stmt: &Stmt) -> TokenStream {
+        match stmt {
+            Stmt::SetFlag { .. } => TokenStream::new(),
+            Stmt::Loop {
+                counter,
+                max_trips,
+                body,
+                ..
+            } => {
+                let trips = self
+                    .loop_trips
+                    .get(counter)
+                    .cloned()
+                    .unwrap_or_else(|| quote!(0usize));
+                let dynamic = max_trips.is_none() || self.dynamic();
+                let static_trips = max_trips.clone().unwrap_or_else(|| quote!(0usize));
+                self.loops.push(Loop {
+                    trips: static_trips.clone(),
+                    writes: Vec::new(),
+                    in_branch: self.in_branch,
+                    snapshots: TokenStream::new(),
+                    dynamic,
+                    after: TokenStream::new(),
+                    after_pops: Vec::new(),
+                    copied: Vec::new(),
+                });
+                let depth = self.loops.len();
+                let body = self.reverse_block(body, false);
+                self.loops.pop();
+                if body.is_empty() {
+                    return TokenStream::new();
+                }
+                let index = self.var_slot(*counter);
+                let iter = if self.iterated.contains(counter) {
+                    self.iteration(depth, &index, &quote!(0usize), &static_trips)
+                } else {
+                    TokenStream::new()
+                };
+                quote! {
+                    for #index in (0..#trips).rev() {
+                        #iter
+                        #body
+                    }
+                }
+            }
+            Stmt::Let {
+                var,
+                value: Some(value),
+                nodes,
+            } => {
+                if !self.activity.var(*var) || !self.activity.node(*value) {
+                    return TokenStream::new();
+                }
+                let seed = slot("adjoint_var", *var).into_token_stream();
+                let prelude = self.recompute_nodes(nodes);
+                let body = self.propagate(*value, seed, nodes);
+                quote!(#prelude #body)
+            }
+            Stmt::Assign {
+                place,
+                value,
+                nodes,
+            } => {
+                if !self.activity.var(place.var) {
+                    return TokenStream::new();
+                }
+                let prelude = self.recompute_nodes(nodes);
+                let target = self.place(place, slot("adjoint_var", place.var).into_token_stream());
+                if !self.activity.node(*value) {
+                    return quote!(#prelude #target = -0.0;);
+                }
+                let seed = slot("seed", *value);
+                let body = self.propagate(*value, seed.to_token_stream(), nodes);
+                quote! {
+                    #prelude
+                    let #seed = #target;
+                    #target = -0.0;
+                    #body
+                }
+            }
+            Stmt::Return { value, nodes } => {
+                if !self.activity.node(*value) {
+                    return TokenStream::new();
+                }
+                self.propagate(*value, quote!(1.0), nodes)
+            }
+            Stmt::Let { value: None, .. } | Stmt::Eval { .. } => TokenStream::new(),
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+                ..
+            } => {
+                let flag = self
+                    .flags
+                    .get(cond)
+                    .cloned()
+                    .unwrap_or_else(|| quote!(false));
+                let outer = std::mem::replace(&mut self.in_branch, true);
+                let then = self.reverse_block(then, false);
+                let otherwise = self.reverse_block(otherwise, false);
+                self.in_branch = outer;
+                if then.is_empty() && otherwise.is_empty() {
+                    return TokenStream::new();
+                }
+                quote!(if #flag { #then } else { #otherwise })
+            }
+            Stmt::For {
+                var,
+                start,
+                end,
+                inclusive,
+                body,
+            } => {
+                let (index, trips, range) =
+                    self.enter_loop(*var, start, end, *inclusive, Vec::new());
+                let depth = self.loops.len();
+                let body = self.reverse_block(body, false);
+                self.loops.pop();
+                if body.is_empty() {
+                    return TokenStream::new();
+                }
+                let iter = if self.iterated.contains(var) {
+                    self.iteration(depth, &index, start, &trips)
+                } else {
+                    TokenStream::new()
+                };
+                quote! {
+                    for #index in (#range).rev() {
+                        #iter
+                        #body
+                    }
+                }
+            }
+        }
+    }
+
+    /// Passes `seed`, the adjoint of the statement's value `root`, to the nodes of the
+    /// statement in reverse order, and from reads to the adjoints of variables.
+    pub(super) fn propagate(
+        &mut self,
+        root: NodeId,
+        seed: TokenStream,
+        ids: &[NodeId],
+    ) -> TokenStream {
+        struct Contribution {
+            target: NodeId,
+            negate: bool,
+            factor: Option<TokenStream>,
+            source: TokenStream,
+        }
+        let nodes = &self.function.nodes;
+        let mut contributions = vec![Contribution {
+            target: root,
+            negate: false,
+            factor: None,
+            source: seed,
+        }];
+        for &id in ids.iter().rev() {
+            if !self.activity.node(id) {
+                continue;
+            }
+            let kind = &nodes[id].kind;
+            for (real, arg) in differentiable_operands(kind) {
+                if !self.activity.node(arg) {
+                    continue;
+                }
+                let (negate, factor) = match kind {
+                    NodeKind::Op { op, .. } => match op.partials[real] {
+                        Partial::One => (false, None),
+                        Partial::MinusOne => (true, None),
+                        Partial::Primal(_) | Partial::Rule(_) => {
+                            (false, self.factors.get(&(id, real)).cloned())
+                        }
+                    },
+                    NodeKind::Call { .. } => (false, self.factors.get(&(id, real)).cloned()),
+                    _ => (false, None),
+                };
+                contributions.push(Contribution {
+                    target: arg,
+                    negate,
+                    factor,
+                    source: slot("adjoint", id).into_token_stream(),
+                });
+            }
+        }
+
+        let mut remaining: HashMap<NodeId, usize> = HashMap::new();
+        for c in &contributions {
+            *remaining.entry(c.target).or_default() += 1;
+        }
+        let mut declared: HashMap<NodeId, bool> = HashMap::new();
+        let mut out = TokenStream::new();
+        for c in contributions {
+            let source = &c.source;
+            let term = match &c.factor {
+                Some(factor) => quote!(#factor * #source),
+                None => quote!(#source),
+            };
+            if let NodeKind::Read(place) = &nodes[c.target].kind {
+                // A read passes its adjoint on to the variable (or element) it read.
+                if !self.scoped() {
+                    self.reached.push(place.var);
+                }
+                let target = self.place(place, slot("adjoint_var", place.var).into_token_stream());
+                out.extend(if c.negate {
+                    quote!(#target -= #term;)
+                } else {
+                    quote!(#target += #term;)
+                });
+                continue;
+            }
+            let target = slot("adjoint", c.target);
+            let statement = if declared.get(&c.target).copied().unwrap_or(false) {
+                if c.negate {
+                    quote!(#target -= #term;)
+                } else {
+                    quote!(#target += #term;)
+                }
+            } else {
+                declared.insert(c.target, true);
+                let mutability = (remaining[&c.target] > 1).then(|| quote!(mut));
+                if c.negate {
+                    quote!(let #mutability #target = -#term;)
+                } else {
+                    quote!(let #mutability #target = #term;)
+                }
+            };
+            out.extend(statement);
+        }
+        out
+    }
+}

@@ -1,0 +1,166 @@
+//! Where the values the reverse sweep needs are kept: read back, recomputed, or saved.
+
+use super::*;
+
+impl Generator<'_> {
+    /// Whether values computed here are out of the reverse sweep's scope (inside a loop
+    /// body or a branch), so must be saved or recomputed.
+    pub(super) fn scoped(&self) -> bool {
+        !self.loops.is_empty() || self.in_branch
+    }
+
+    /// The slot holding a variable: a parameter keeps its name.
+    pub(super) fn var_slot(&self, var: VarId) -> TokenStream {
+        let v = &self.function.vars[var];
+        if v.is_param {
+            let param = self.function.params.iter().find(|p| p.var == var);
+            if let Some(param) = param {
+                return param.ident.to_token_stream();
+            }
+        }
+        slot("var", var).into_token_stream()
+    }
+
+    /// `slot[i][j]` for a place, reading the index nodes' slots.
+    pub(super) fn place(&self, place: &Place, base: TokenStream) -> TokenStream {
+        let indices = place.indices.iter().map(|&i| slot("primal", i));
+        quote!(#base #([#indices])*)
+    }
+
+    /// Whether the code being generated runs inside a loop of run-time length, so that
+    /// saved values go to the workspace's stacks rather than to stack arrays.
+    pub(super) fn dynamic(&self) -> bool {
+        self.loops.iter().any(|l| l.dynamic)
+    }
+
+    /// Saves `value` (computed in the forward pass) for the reverse sweep. Returns the
+    /// forward statement and the reverse expression.
+    ///
+    /// Out of loops and branches the value is still in scope. In loops of constant trip
+    /// counts (and branches) it goes to a stack slot: an array with one entry per
+    /// iteration. In loops of run-time length it is pushed onto the workspace, and the
+    /// reverse statement pops it back into a local first thing (see [`Self::pops`]).
+    pub(super) fn save(&mut self, value: TokenStream, kind: Saved) -> (TokenStream, TokenStream) {
+        if !self.scoped() {
+            // Still in scope in the reverse sweep: read it back directly.
+            return (TokenStream::new(), value);
+        }
+        if self.dynamic() {
+            self.uses_workspace = true;
+            let local = slot("saved", self.saved);
+            self.saved += 1;
+            let (push, pop) = match kind {
+                Saved::Real => (quote!(push), quote!(pop)),
+                Saved::Index => (quote!(push_int), quote!(pop_int)),
+                Saved::Flag => (quote!(push_flag), quote!(pop_flag)),
+            };
+            self.pops.push(quote!(let #local = __ws.#pop();));
+            return (quote!(__ws.#push(#value);), local.into_token_stream());
+        }
+        let (ty, zero) = match kind {
+            Saved::Real => (quote!(f64), quote!(0.0f64)),
+            Saved::Index => (quote!(usize), quote!(0usize)),
+            Saved::Flag => (quote!(bool), quote!(false)),
+        };
+        let tape = slot("tape", self.tapes.len());
+        if self.loops.is_empty() {
+            self.tapes.push(quote!(let mut #tape: #ty = #zero;));
+            (quote!(#tape = #value;), tape.into_token_stream())
+        } else {
+            let size = self.loops.iter().map(|l| &l.trips);
+            self.tapes
+                .push(quote!(let mut #tape = [#zero; 1 #(* #size)*];));
+            let iter = iter_slot(self.loops.len());
+            (quote!(#tape[#iter] = #value;), quote!(#tape[#iter]))
+        }
+    }
+
+    /// A read of `var` inside loops that do not write it has the value `var` had when the
+    /// outermost such loop started: copy `var` once, just before that loop (per iteration of
+    /// the loops around it), rather than saving every read. Returns how the reverse sweep
+    /// reads the copy, or `None` when the innermost loop writes `var`.
+    pub(super) fn snapshot(&mut self, var: VarId) -> Option<TokenStream> {
+        let level = self.loops.iter().position(|l| !l.writes.contains(&var))?;
+        if let Some((_, copy)) = self.loops[level].copied.iter().find(|(v, _)| *v == var) {
+            return Some(copy.clone());
+        }
+        let dims = &self.function.vars[var].dims;
+        let (ty, zero) = (real_type(dims), zeros(dims));
+        let value = self.var_slot(var);
+        if self.loops[..level].iter().any(|l| l.dynamic) {
+            // Inside a loop of run-time length: pushed after loop `level` (which does not
+            // change `var`), popped before the reverse sweep runs that loop.
+            self.uses_workspace = true;
+            let local = slot("saved", self.saved);
+            self.saved += 1;
+            let (push, pop) = if dims.is_empty() {
+                (
+                    quote!(__ws.push(#value);),
+                    quote!(let #local: f64 = __ws.pop();),
+                )
+            } else {
+                (
+                    quote!(__ws.push_array(&#value);),
+                    quote!(let mut #local: #ty = #zero; __ws.pop_array(&mut #local);),
+                )
+            };
+            let outer = &mut self.loops[level];
+            outer.after.extend(push);
+            outer.after_pops.push(pop);
+            outer.copied.push((var, local.to_token_stream()));
+            return Some(local.into_token_stream());
+        }
+        let tape = slot("tape", self.tapes.len());
+        let (save, read) = if level == 0 && !self.loops[0].in_branch {
+            // Before an outermost loop outside any branch: a plain copy stays in scope.
+            self.tapes.push(TokenStream::new()); // reserves the name
+            (quote!(let #tape: #ty = #value;), tape.to_token_stream())
+        } else if level == 0 {
+            self.tapes.push(quote!(let mut #tape: #ty = #zero;));
+            (quote!(#tape = #value;), tape.to_token_stream())
+        } else {
+            let size = self.loops[..level].iter().map(|l| &l.trips);
+            self.tapes
+                .push(quote!(let mut #tape = [#zero; 1 #(* #size)*];));
+            let iter = iter_slot(level);
+            (quote!(#tape[#iter] = #value;), quote!(#tape[#iter]))
+        };
+        let outer = &mut self.loops[level];
+        outer.snapshots.extend(save);
+        outer.copied.push((var, read.clone()));
+        Some(read)
+    }
+
+    /// How the reverse sweep gets the value of `node`: read back from its slot while in
+    /// scope, recomputed when it cannot have changed (a constant, an integer, an element of
+    /// a parameter that is never assigned), else saved by the forward pass.
+    pub(super) fn reverse_value(&mut self, node: NodeId) -> (TokenStream, TokenStream) {
+        let primal = slot_of(node);
+        if !self.scoped() {
+            return (TokenStream::new(), primal);
+        }
+        match &self.function.nodes[node].kind {
+            NodeKind::Const(tokens) => (TokenStream::new(), tokens.clone()),
+            NodeKind::Read(place) if !place.indices.iter().all(|&i| self.recomputable(i)) => {
+                // An element at an index the sweep cannot compute again: save the value.
+                self.save(primal, Saved::Real)
+            }
+            NodeKind::Read(place) => {
+                let var = &self.function.vars[place.var];
+                let stable_int = var.kind == VarKind::Int && var.stable;
+                if stable_int || (var.is_param && !var.reassigned) {
+                    // The index slots are recomputed by the reverse statement's prelude.
+                    (
+                        TokenStream::new(),
+                        self.place(place, self.var_slot(place.var)),
+                    )
+                } else if let Some(copy) = self.snapshot(place.var) {
+                    (TokenStream::new(), self.place(place, copy))
+                } else {
+                    self.save(primal, Saved::Real)
+                }
+            }
+            _ => self.save(primal, Saved::Real),
+        }
+    }
+}

@@ -1,0 +1,911 @@
+//! Iterator chains: the iterable of a `for` loop, and reductions (`sum`, `product`,
+//! `fold`) of a chain with closures, lowered to counted loops.
+//!
+//! A chain is read from its source outwards. Every adapter that moves items (`rev`,
+//! `step_by`, `skip`, `take`, `zip`, `enumerate`, `windows`, `chunks`) is a change of
+//! position: the item at counter `k` is found by mapping `k` back through the adapters to a
+//! position in the source. `map` is part of the item; `filter` (and every `map` after it)
+//! runs in the loop body, around what follows.
+//!
+//! ```text
+//! xs.iter().zip(ys).map(|(x, y)| (x - y).powi(2)).sum::<f64>()
+//!
+//! let mut acc = 0.0;
+//! loop k in 0..min(xs.len(), ys.len()) {   // count, evaluated once
+//!     let m = (xs[k] - ys[k]).powi(2);     // the closure, its pattern bound to the items
+//!     acc = acc + m;
+//! }
+//! acc
+//! ```
+
+use super::control::strip;
+use super::*;
+
+/// A position in a source, as a function of the loop counter.
+#[derive(Clone)]
+pub(super) enum Pos {
+    /// The counter itself.
+    Counter,
+    /// `count - 1 - p` (`rev`).
+    Back { count: VarId, inner: Box<Pos> },
+    /// `p * step` (`step_by`, `chunks`).
+    Scale { step: VarId, inner: Box<Pos> },
+    /// `p + n` (`skip`).
+    Shift { by: VarId, inner: Box<Pos> },
+}
+
+/// What the chain yields at a position.
+#[derive(Clone)]
+pub(super) enum Plan<'a> {
+    /// `xs[p]` of a slice or array.
+    Element { var: VarId, pos: Pos },
+    /// The `p`-th value of a range.
+    Range { start: VarId, end: VarId, pos: Pos },
+    /// `p` itself (`enumerate`).
+    Index(Pos),
+    /// `(a, b)` (`zip`, `enumerate`).
+    Tuple(Vec<Plan<'a>>),
+    /// `xs[p..p + size]` (`windows`), or `xs[p * size..]` up to `size` long (`chunks`).
+    Window {
+        var: VarId,
+        start: Pos,
+        len: Option<VarId>,
+        size: VarId,
+    },
+    /// A closure applied to an item (`map`).
+    Map(Box<Plan<'a>>, &'a syn::ExprClosure),
+}
+
+/// A stage that runs in the loop body, in order.
+pub(super) enum Stage<'a> {
+    Map(&'a syn::ExprClosure),
+    Filter(&'a syn::ExprClosure),
+}
+
+/// A lowered chain: how many items, what each one is, and the body stages.
+pub(super) struct Chain<'a> {
+    /// The number of items, with the nodes that compute it (before the loop).
+    pub count: Option<(NodeId, Vec<NodeId>)>,
+    /// A constant bound on the count, when the source is an array or a constant range.
+    pub max_trips: Option<TokenStream>,
+    pub plan: Plan<'a>,
+    pub stages: Vec<Stage<'a>>,
+}
+
+/// An item, ready to bind: the value of a stage, or part of a source.
+pub(super) enum Item<'a> {
+    /// A variable holding the item (a counter, a range value, a mapped value).
+    Var(VarId),
+    /// An alias into a slice or array.
+    Alias(Alias),
+    /// A tuple of items.
+    Tuple(Vec<Item<'a>>),
+    /// A closure still to apply to an item (a `map` before the item is used).
+    Map(Box<Item<'a>>, &'a syn::ExprClosure),
+}
+
+const SUPPORTED_CHAINS: &str = "supported iterables: a range `a..b` or `a..=b`, a slice or \
+    array `xs`, `&xs`, `xs.iter()` (also `.copied()`, `.cloned()`), `xs.windows(k)`, \
+    `xs.chunks(k)`, `xs.chunks_exact(k)`; then `.rev()`, `.step_by(k)`, `.skip(n)`, \
+    `.take(n)`, `.enumerate()`, `.zip(ys)`, `.map(|x| …)`, `.filter(|x| …)`";
+
+impl Lowering {
+    /// Lowers an iterable to a chain, emitting the `let`s of its bounds before the loop.
+    pub(super) fn chain<'a>(&mut self, expr: &'a Expr) -> Option<Chain<'a>> {
+        let mut count_nodes = Vec::new();
+        let chain = self.chain_inner(expr, &mut count_nodes)?;
+        Some(chain)
+    }
+
+    fn chain_inner<'a>(&mut self, expr: &'a Expr, _nodes: &mut Vec<NodeId>) -> Option<Chain<'a>> {
+        let (count, max_trips, plan, stages) = self.links(expr)?;
+        let (count, nodes) = self.collect(|this| this.read_var(count, expr_span(expr)));
+        Some(Chain {
+            count: Some((count, nodes)),
+            max_trips,
+            plan,
+            stages,
+        })
+    }
+
+    /// `(count variable, constant bound, plan, stages)` of a chain.
+    #[allow(clippy::type_complexity)]
+    fn links<'a>(
+        &mut self,
+        expr: &'a Expr,
+    ) -> Option<(VarId, Option<TokenStream>, Plan<'a>, Vec<Stage<'a>>)> {
+        let span = expr_span(expr);
+        match strip(expr) {
+            Expr::Range(range) => {
+                let (Some(start), Some(end)) = (&range.start, &range.end) else {
+                    self.error(range, "a #[grad] loop range needs both bounds: `a..b`");
+                    return None;
+                };
+                let constant = self.is_constant_expr(start) && self.is_constant_expr(end);
+                let start_var = self.let_int(span, |this| this.expr(start));
+                let end_var = self.let_int(span, |this| this.expr(end));
+                let inclusive = matches!(range.limits, syn::RangeLimits::Closed(_));
+                let name = if inclusive {
+                    "count_inclusive"
+                } else {
+                    "count"
+                };
+                let count = self.let_int(span, |this| {
+                    let a = this.read_var(start_var, span);
+                    let b = this.read_var(end_var, span);
+                    this.intrinsic(name, vec![a, b], span)
+                });
+                let max_trips = constant.then(|| {
+                    let (start, end) = (start.to_token_stream(), end.to_token_stream());
+                    if inclusive {
+                        quote!(((#end) + 1 - (#start)) as usize)
+                    } else {
+                        quote!(((#end) - (#start)) as usize)
+                    }
+                });
+                let plan = Plan::Range {
+                    start: start_var,
+                    end: end_var,
+                    pos: Pos::Counter,
+                };
+                Some((count, max_trips, plan, Vec::new()))
+            }
+            Expr::Reference(reference) if reference.mutability.is_none() => {
+                self.links(&reference.expr)
+            }
+            Expr::Path(_) | Expr::Field(_) | Expr::Index(_) => {
+                let var = self.sequence(expr)?;
+                self.source(var, span)
+            }
+            Expr::MethodCall(call) => self.adapter(call),
+            other => {
+                self.error(
+                    other,
+                    format!("#[grad] cannot iterate over this; {SUPPORTED_CHAINS}"),
+                );
+                None
+            }
+        }
+    }
+
+    /// A slice or array variable named by `expr`, or an error.
+    fn sequence(&mut self, expr: &Expr) -> Option<VarId> {
+        if let Expr::Path(path) = strip(expr) {
+            if let Some(ident) = path.path.get_ident() {
+                if let Some(var) = self.scopes.lookup(ident) {
+                    if self.aliases.contains_key(&var) {
+                        self.error(
+                            expr,
+                            "#[grad] iterates over slice and array parameters and local \
+                             arrays, not over an element or window of one; index it instead",
+                        );
+                        return None;
+                    }
+                    let v = &self.vars[var];
+                    if v.kind == VarKind::Real && (v.slice || !v.dims.is_empty()) {
+                        return Some(var);
+                    }
+                }
+            }
+        }
+        self.error(
+            expr,
+            "#[grad] iterates over slice and array parameters and local arrays of `f64`",
+        );
+        None
+    }
+
+    /// Every item of a slice or array: `xs[k]`.
+    fn source<'a>(
+        &mut self,
+        var: VarId,
+        span: Span,
+    ) -> Option<(VarId, Option<TokenStream>, Plan<'a>, Vec<Stage<'a>>)> {
+        let count = self.let_int(span, |this| this.len_of(var, span));
+        let v = &self.vars[var];
+        let max_trips = (!v.slice).then(|| v.dims[0].clone());
+        Some((
+            count,
+            max_trips,
+            Plan::Element {
+                var,
+                pos: Pos::Counter,
+            },
+            Vec::new(),
+        ))
+    }
+
+    /// `receiver.method(args)` in a chain.
+    fn adapter<'a>(
+        &mut self,
+        call: &'a syn::ExprMethodCall,
+    ) -> Option<(VarId, Option<TokenStream>, Plan<'a>, Vec<Stage<'a>>)> {
+        let span = call.method.span();
+        let name = call.method.to_string();
+        let arity = |this: &mut Self, n: usize| {
+            if call.args.len() == n {
+                true
+            } else {
+                this.error(call, format!("`{name}` takes {n} argument(s)"));
+                false
+            }
+        };
+        let moves_items = matches!(
+            name.as_str(),
+            "rev" | "step_by" | "skip" | "take" | "enumerate" | "zip"
+        );
+        match name.as_str() {
+            "iter" | "into_iter" | "copied" | "cloned" | "by_ref" => {
+                if !arity(self, 0) {
+                    return None;
+                }
+                if matches!(name.as_str(), "iter" | "into_iter") {
+                    if let Expr::Path(_) | Expr::Reference(_) = strip(&call.receiver) {
+                        return self.links(&call.receiver);
+                    }
+                }
+                self.links(&call.receiver)
+            }
+            "windows" | "chunks" | "chunks_exact" => {
+                if !arity(self, 1) {
+                    return None;
+                }
+                let var = self.sequence(&call.receiver)?;
+                let size = self.let_int(span, |this| this.expr(&call.args[0]));
+                let len = self.let_int(span, |this| this.len_of(var, span));
+                let count_name = match name.as_str() {
+                    "windows" => "count_windows",
+                    "chunks" => "count_chunks",
+                    _ => "count_chunks_exact",
+                };
+                let count = self.let_int(span, |this| {
+                    let len = this.read_var(len, span);
+                    let size = this.read_var(size, span);
+                    this.intrinsic(count_name, vec![len, size], span)
+                });
+                let (start, len) = if name == "windows" {
+                    (Pos::Counter, None)
+                } else {
+                    let start = Pos::Scale {
+                        step: size,
+                        inner: Box::new(Pos::Counter),
+                    };
+                    (start, (name == "chunks").then_some(len))
+                };
+                let plan = Plan::Window {
+                    var,
+                    start,
+                    len,
+                    size,
+                };
+                Some((count, None, plan, Vec::new()))
+            }
+            _ if moves_items || matches!(name.as_str(), "map" | "filter") => {
+                let (count, max_trips, plan, mut stages) = self.links(&call.receiver)?;
+                if moves_items && !stages.is_empty() {
+                    self.error(
+                        &call.method,
+                        format!(
+                            "#[grad] applies `.{name}()` only before `.filter(..)`: move it \
+                             ahead of the filter"
+                        ),
+                    );
+                    return None;
+                }
+                match name.as_str() {
+                    "rev" => {
+                        if !arity(self, 0) {
+                            return None;
+                        }
+                        let back = |inner: Pos| Pos::Back {
+                            count,
+                            inner: Box::new(inner),
+                        };
+                        Some((count, max_trips, substitute(plan, &back), stages))
+                    }
+                    "step_by" | "skip" | "take" => {
+                        if !arity(self, 1) {
+                            return None;
+                        }
+                        let n = self.let_int(span, |this| this.expr(&call.args[0]));
+                        let intrinsic = match name.as_str() {
+                            "step_by" => "count_step",
+                            "skip" => "count_skip",
+                            _ => "min_len",
+                        };
+                        let new_count = self.let_int(span, |this| {
+                            let c = this.read_var(count, span);
+                            let n = this.read_var(n, span);
+                            this.intrinsic(intrinsic, vec![c, n], span)
+                        });
+                        let plan = match name.as_str() {
+                            "step_by" => substitute(plan, &|inner| Pos::Scale {
+                                step: n,
+                                inner: Box::new(inner),
+                            }),
+                            "skip" => substitute(plan, &|inner| Pos::Shift {
+                                by: n,
+                                inner: Box::new(inner),
+                            }),
+                            _ => plan,
+                        };
+                        Some((new_count, None, plan, stages))
+                    }
+                    "enumerate" => {
+                        if !arity(self, 0) {
+                            return None;
+                        }
+                        let plan = Plan::Tuple(vec![Plan::Index(Pos::Counter), plan]);
+                        Some((count, max_trips, plan, stages))
+                    }
+                    "zip" => {
+                        if !arity(self, 1) {
+                            return None;
+                        }
+                        let (other_count, other_max, other_plan, other_stages) =
+                            self.links(&call.args[0])?;
+                        if !other_stages.is_empty() {
+                            self.error(&call.args[0], "#[grad] zips chains without `.filter(..)`");
+                            return None;
+                        }
+                        let new_count = self.let_int(span, |this| {
+                            let a = this.read_var(count, span);
+                            let b = this.read_var(other_count, span);
+                            this.intrinsic("min_len", vec![a, b], span)
+                        });
+                        let max_trips = match (max_trips, other_max) {
+                            (Some(a), Some(b)) => Some(quote!(::core::cmp::min::<usize>(#a, #b))),
+                            _ => None,
+                        };
+                        Some((
+                            new_count,
+                            max_trips,
+                            Plan::Tuple(vec![plan, other_plan]),
+                            stages,
+                        ))
+                    }
+                    "map" | "filter" => {
+                        if !arity(self, 1) {
+                            return None;
+                        }
+                        let Expr::Closure(closure) = strip(&call.args[0]) else {
+                            self.error(
+                                &call.args[0],
+                                format!("#[grad] supports `.{name}(|x| …)` with a closure written in place"),
+                            );
+                            return None;
+                        };
+                        if closure.inputs.len() != 1 {
+                            self.error(
+                                closure,
+                                format!("the closure of `.{name}` takes one argument"),
+                            );
+                            return None;
+                        }
+                        if name == "map" && stages.is_empty() {
+                            return Some((
+                                count,
+                                max_trips,
+                                Plan::Map(Box::new(plan), closure),
+                                stages,
+                            ));
+                        }
+                        stages.push(if name == "map" {
+                            Stage::Map(closure)
+                        } else {
+                            Stage::Filter(closure)
+                        });
+                        let max = max_trips;
+                        Some((count, max, plan, stages))
+                    }
+                    _ => None,
+                }
+            }
+            _ => {
+                self.error(
+                    &call.method,
+                    format!("#[grad] does not support `.{name}(..)` in an iterator chain; {SUPPORTED_CHAINS}"),
+                );
+                None
+            }
+        }
+    }
+
+    /// `xs.len()`: the run-time length of a slice, the constant length of an array.
+    pub(super) fn len_of(&mut self, var: VarId, span: Span) -> NodeId {
+        if let Some(alias) = self.aliases.get(&var).cloned() {
+            return match alias.len {
+                Some(len) => self.read_var(len, span),
+                None => self.push(NodeKind::Const(quote!(0usize)), Num::Int, span),
+            };
+        }
+        let v = &self.vars[var];
+        if v.slice {
+            self.push(NodeKind::Len(var), Num::Int, span)
+        } else {
+            let dim = v.dims.first().cloned().unwrap_or_else(|| quote!(0));
+            self.push(NodeKind::Const(quote!((#dim) as usize)), Num::Int, span)
+        }
+    }
+
+    /// `let name = value;` of a hidden integer, in the current block.
+    pub(super) fn let_int(&mut self, span: Span, value: impl FnOnce(&mut Self) -> NodeId) -> VarId {
+        let (value, nodes) = self.collect(value);
+        let var = self.declare_hidden(VarKind::Int, Num::Int);
+        self.vars[var].stable = self.recomputable(value);
+        if self.nodes[value].num == Num::Real {
+            self.error_at(span, "expected an integer here");
+        }
+        self.emit(Stmt::Let {
+            var,
+            value: Some(value),
+            nodes,
+        });
+        let _ = span;
+        var
+    }
+
+    /// A call of a helper of the runtime's `loops` module.
+    pub(super) fn intrinsic(
+        &mut self,
+        name: &'static str,
+        args: Vec<NodeId>,
+        span: Span,
+    ) -> NodeId {
+        self.push(NodeKind::Intrinsic { name, args }, Num::Int, span)
+    }
+
+    /// The position `pos` as an integer variable of the loop body.
+    fn position(&mut self, pos: &Pos, counter: VarId, span: Span) -> VarId {
+        match pos {
+            Pos::Counter => counter,
+            _ => self.let_int(span, |this| this.position_node(pos, counter, span)),
+        }
+    }
+
+    fn position_node(&mut self, pos: &Pos, counter: VarId, span: Span) -> NodeId {
+        match pos {
+            Pos::Counter => self.read_var(counter, span),
+            Pos::Back { count, inner } => {
+                let zero = self.push(NodeKind::Const(quote!(0usize)), Num::Int, span);
+                let count = self.read_var(*count, span);
+                let inner = self.position_node(inner, counter, span);
+                self.intrinsic("nth_back", vec![zero, count, inner], span)
+            }
+            Pos::Scale { step, inner } => {
+                let inner = self.position_node(inner, counter, span);
+                let step = self.read_var(*step, span);
+                self.int_op("*", inner, step, span)
+            }
+            Pos::Shift { by, inner } => {
+                let inner = self.position_node(inner, counter, span);
+                let by = self.read_var(*by, span);
+                self.int_op("+", inner, by, span)
+            }
+        }
+    }
+
+    /// Integer arithmetic `a op b`.
+    pub(super) fn int_op(&mut self, symbol: &str, a: NodeId, b: NodeId, span: Span) -> NodeId {
+        match ops::operator(symbol, 2) {
+            Some(op) => self.push(
+                NodeKind::Op {
+                    op,
+                    args: vec![a, b],
+                },
+                Num::Int,
+                span,
+            ),
+            None => self.poisoned(span),
+        }
+    }
+
+    /// The item of `plan` at the counter's current value, in the loop body.
+    pub(super) fn item<'a>(
+        &mut self,
+        plan: &Plan<'a>,
+        counter: VarId,
+        span: Span,
+    ) -> Option<Item<'a>> {
+        Some(match plan {
+            Plan::Element { var, pos } => {
+                let pos = self.position(pos, counter, span);
+                Item::Alias(Alias {
+                    var: *var,
+                    prefix: vec![pos],
+                    offset: None,
+                    len: None,
+                })
+            }
+            Plan::Range { start, end, pos } => {
+                let (start, end) = (*start, *end);
+                let pos = self.position(pos, counter, span);
+                Item::Var(self.let_int(span, |this| {
+                    let a = this.read_var(start, span);
+                    let b = this.read_var(end, span);
+                    let k = this.read_var(pos, span);
+                    this.intrinsic("nth", vec![a, b, k], span)
+                }))
+            }
+            Plan::Index(pos) => Item::Var(self.position(pos, counter, span)),
+            Plan::Tuple(plans) => {
+                let mut items = Vec::new();
+                for plan in plans {
+                    items.push(self.item(plan, counter, span)?);
+                }
+                Item::Tuple(items)
+            }
+            Plan::Window {
+                var,
+                start,
+                len,
+                size,
+            } => {
+                let offset = self.position(start, counter, span);
+                let len = match len {
+                    Some(total) => {
+                        let (total, size) = (*total, *size);
+                        self.let_int(span, |this| {
+                            let total = this.read_var(total, span);
+                            let offset = this.read_var(offset, span);
+                            let size = this.read_var(size, span);
+                            this.intrinsic("chunk_len", vec![total, offset, size], span)
+                        })
+                    }
+                    None => *size,
+                };
+                Item::Alias(Alias {
+                    var: *var,
+                    prefix: Vec::new(),
+                    offset: Some(offset),
+                    len: Some(len),
+                })
+            }
+            Plan::Map(inner, closure) => {
+                Item::Map(Box::new(self.item(inner, counter, span)?), closure)
+            }
+        })
+    }
+
+    /// Runs the body stages (`filter`, `map` after a filter) on `item`, then `sink`.
+    pub(super) fn through_stages<'a>(
+        &mut self,
+        stages: &[Stage<'a>],
+        item: Item<'a>,
+        span: Span,
+        sink: &mut dyn FnMut(&mut Self, Item<'a>),
+    ) {
+        let Some((stage, rest)) = stages.split_first() else {
+            return sink(self, item);
+        };
+        match stage {
+            Stage::Map(closure) => {
+                let value = self.apply(closure, item);
+                let var = self.let_value(value, span);
+                self.through_stages(rest, Item::Var(var), span, sink);
+            }
+            Stage::Filter(closure) => {
+                let (cond, nodes) = self.collect(|this| {
+                    this.scopes.push();
+                    let item = this.share(&item);
+                    if let Some(pat) = closure.inputs.first() {
+                        this.bind(pat, item);
+                    }
+                    let cond = this.condition(&closure.body);
+                    this.scopes.pop();
+                    cond
+                });
+                let then = self.nested_block(|this| this.through_stages(rest, item, span, sink));
+                self.emit(Stmt::If {
+                    cond,
+                    nodes,
+                    then,
+                    otherwise: Vec::new(),
+                });
+            }
+        }
+    }
+
+    /// A copy of an item that can be bound a second time.
+    fn share<'a>(&mut self, item: &Item<'a>) -> Item<'a> {
+        match item {
+            Item::Var(var) => Item::Var(*var),
+            Item::Alias(alias) => Item::Alias(alias.clone()),
+            Item::Tuple(items) => Item::Tuple(items.iter().map(|i| self.share(i)).collect()),
+            Item::Map(inner, closure) => Item::Map(Box::new(self.share(inner)), closure),
+        }
+    }
+
+    /// `let` of a value into a new hidden variable of its kind.
+    fn let_value(&mut self, value: (NodeId, Vec<NodeId>), span: Span) -> VarId {
+        let (value, nodes) = value;
+        let num = self.nodes[value].num;
+        let kind = match num {
+            Num::Real => VarKind::Real,
+            Num::Bool => VarKind::Bool,
+            Num::Int | Num::Unknown => VarKind::Int,
+        };
+        let var = self.declare_hidden(kind, num);
+        self.vars[var].stable = kind == VarKind::Int && self.recomputable(value);
+        self.emit(Stmt::Let {
+            var,
+            value: Some(value),
+            nodes,
+        });
+        let _ = span;
+        var
+    }
+
+    /// A closure applied to an item: its pattern bound in a scope of its own, its body
+    /// lowered as a value (collected as the nodes of one statement).
+    fn apply<'a>(&mut self, closure: &syn::ExprClosure, item: Item<'a>) -> (NodeId, Vec<NodeId>) {
+        self.collect(|this| {
+            this.scopes.push();
+            if let Some(pat) = closure.inputs.first() {
+                this.bind(pat, item);
+            }
+            let value = this.expr(&closure.body);
+            this.scopes.pop();
+            value
+        })
+    }
+
+    /// Binds a pattern (`x`, `&x`, `(i, x)`, `_`, `x: &f64`) to an item.
+    pub(super) fn bind(&mut self, pat: &Pat, item: Item<'_>) {
+        match (pat, item) {
+            (Pat::Reference(reference), item) => self.bind(&reference.pat, item),
+            (Pat::Type(typed), item) => self.bind(&typed.pat, item),
+            (Pat::Paren(paren), item) => self.bind(&paren.pat, item),
+            (Pat::Wild(_), _) => {}
+            (Pat::Ident(ident), item) if ident.subpat.is_none() && ident.by_ref.is_none() => {
+                match item {
+                    Item::Var(var) => self.scopes.bind(&ident.ident, var),
+                    Item::Alias(alias) => {
+                        let placeholder = self.declare_hidden(VarKind::Real, Num::Real);
+                        let v = &self.vars[alias.var];
+                        let dims = if alias.offset.is_some() {
+                            v.dims.clone()
+                        } else {
+                            let used = alias.prefix.len() - usize::from(v.slice);
+                            v.dims[used.min(v.dims.len())..].to_vec()
+                        };
+                        self.vars[placeholder].dims = dims;
+                        self.vars[placeholder].slice = alias.offset.is_some();
+                        self.aliases.insert(placeholder, alias);
+                        self.scopes.bind(&ident.ident, placeholder);
+                    }
+                    item @ Item::Map(..) => {
+                        let span = ident.ident.span();
+                        let value = self.materialize(item, span);
+                        let var = self.let_value(value, span);
+                        self.scopes.bind(&ident.ident, var);
+                    }
+                    Item::Tuple(_) => {
+                        self.error(
+                            ident,
+                            "this item is a tuple: take it apart with a pattern (`(i, x)`)",
+                        );
+                    }
+                }
+            }
+            (Pat::Tuple(tuple), Item::Tuple(items)) if tuple.elems.len() == items.len() => {
+                for (pat, item) in tuple.elems.iter().zip(items) {
+                    self.bind(pat, item);
+                }
+            }
+            (pat, _) => {
+                self.error(
+                    pat,
+                    "this pattern does not fit the item; #[grad] binds names (`x`, `&x`), \
+                     tuples of them (`(i, x)`) and `_`",
+                );
+            }
+        }
+    }
+
+    /// The value of an item as one node (collected as the nodes of one statement).
+    fn materialize(&mut self, item: Item<'_>, span: Span) -> (NodeId, Vec<NodeId>) {
+        match item {
+            Item::Map(inner, closure) => {
+                let inner = match *inner {
+                    inner @ Item::Map(..) => {
+                        let value = self.materialize(inner, span);
+                        Item::Var(self.let_value(value, span))
+                    }
+                    inner => inner,
+                };
+                self.apply(closure, inner)
+            }
+            Item::Var(var) => self.collect(|this| this.read_var(var, span)),
+            Item::Alias(alias) => self.collect(|this| {
+                let placeholder = this.declare_hidden(VarKind::Real, Num::Real);
+                this.aliases.insert(placeholder, alias);
+                match this.alias_place(placeholder, &[], span) {
+                    Some(place) => this.push(NodeKind::Read(place), Num::Real, span),
+                    None => this.poisoned(span),
+                }
+            }),
+            Item::Tuple(_) => self.collect(|this| {
+                this.error_at(
+                    span,
+                    "a tuple item cannot be summed; `.map(..)` it to a number first",
+                )
+            }),
+        }
+    }
+
+    /// `chain.sum()`, `.product()`, `.fold(init, |acc, x| …)`: a loop accumulating into a
+    /// new variable, whose read is the value.
+    pub(super) fn reduction(&mut self, call: &syn::ExprMethodCall) -> NodeId {
+        let span = call.method.span();
+        let name = call.method.to_string();
+        if let Some(turbofish) = &call.turbofish {
+            let is_f64 = turbofish.args.len() == 1
+                && matches!(&turbofish.args[0], syn::GenericArgument::Type(ty) if is_f64(ty));
+            if !is_f64 {
+                return self.error(turbofish, "#[grad] sums `f64`s: write `.sum::<f64>()`");
+            }
+        }
+        let expected = if name == "fold" { 2 } else { 0 };
+        if call.args.len() != expected {
+            return self.error(call, format!("`{name}` takes {expected} argument(s)"));
+        }
+        let closure = if name == "fold" {
+            match strip(&call.args[1]) {
+                Expr::Closure(closure) if closure.inputs.len() == 2 => Some(closure),
+                other => return self.error(
+                    other,
+                    "#[grad] supports `.fold(init, |acc, x| …)` with a closure written in place",
+                ),
+            }
+        } else {
+            None
+        };
+        // The accumulator starts with its initial value.
+        let (init, nodes) = self.collect(|this| match name.as_str() {
+            "sum" => this.push(NodeKind::Const(quote!(0.0f64)), Num::Real, span),
+            "product" => this.push(NodeKind::Const(quote!(1.0f64)), Num::Real, span),
+            _ => this.real(&call.args[0]),
+        });
+        let acc = self.declare_hidden(VarKind::Real, Num::Real);
+        self.vars[acc].mutable = true;
+        self.vars[acc].reassigned = true;
+        self.emit(Stmt::Let {
+            var: acc,
+            value: Some(init),
+            nodes,
+        });
+        let Some(chain) = self.chain(&call.receiver) else {
+            return self.poisoned(span);
+        };
+        self.loops.push(LoopContext {
+            label: None,
+            break_flag: None,
+            continue_flag: None,
+            value: None,
+        });
+        self.blocks.push(Vec::new());
+        self.scopes.push();
+        let counter = self.declare_hidden(VarKind::Int, Num::Int);
+        if let Some(item) = self.item(&chain.plan, counter, span) {
+            self.through_stages(&chain.stages, item, span, &mut |this, item| {
+                let (value, nodes) = match closure {
+                    Some(closure) => this.collect(|this| {
+                        this.scopes.push();
+                        if let Some(pat) = closure.inputs.first() {
+                            this.bind(pat, Item::Var(acc));
+                        }
+                        if let Some(pat) = closure.inputs.iter().nth(1) {
+                            this.bind(pat, item);
+                        }
+                        let value = this.expr(&closure.body);
+                        let value = this.expect_real_node(value, &closure.body);
+                        this.scopes.pop();
+                        value
+                    }),
+                    None => {
+                        let (value, mut nodes) = this.materialize(item, span);
+                        let (value, more) = this.collect(|this| {
+                            let value = this.expect_real_node(value, call);
+                            let current = this.read_var(acc, span);
+                            let symbol = if name == "product" { "*" } else { "+" };
+                            match ops::operator(symbol, 2) {
+                                Some(op) => this.push(
+                                    NodeKind::Op {
+                                        op,
+                                        args: vec![current, value],
+                                    },
+                                    Num::Real,
+                                    span,
+                                ),
+                                None => this.poisoned(span),
+                            }
+                        });
+                        nodes.extend(more);
+                        (value, nodes)
+                    }
+                };
+                this.emit(Stmt::Assign {
+                    place: Place {
+                        var: acc,
+                        indices: Vec::new(),
+                    },
+                    value,
+                    nodes,
+                });
+            });
+        }
+        self.scopes.pop();
+        let body = self.blocks.pop().unwrap_or_default();
+        self.loops.pop();
+        let (count, nodes) = match chain.count {
+            Some((count, nodes)) => (Some(count), nodes),
+            None => (None, Vec::new()),
+        };
+        self.emit(Stmt::Loop {
+            counter,
+            count,
+            max_trips: chain.max_trips,
+            nodes,
+            exits: Vec::new(),
+            body,
+        });
+        self.read_var(acc, span)
+    }
+}
+
+/// Replaces every position of a plan by `f(position)`: an adapter applied on top.
+fn substitute<'a>(plan: Plan<'a>, f: &dyn Fn(Pos) -> Pos) -> Plan<'a> {
+    match plan {
+        Plan::Element { var, pos } => Plan::Element {
+            var,
+            pos: replace_counter(pos, f),
+        },
+        Plan::Range { start, end, pos } => Plan::Range {
+            start,
+            end,
+            pos: replace_counter(pos, f),
+        },
+        Plan::Index(pos) => Plan::Index(replace_counter(pos, f)),
+        Plan::Tuple(plans) => Plan::Tuple(plans.into_iter().map(|p| substitute(p, f)).collect()),
+        Plan::Window {
+            var,
+            start,
+            len,
+            size,
+        } => Plan::Window {
+            var,
+            start: replace_counter(start, f),
+            len,
+            size,
+        },
+        Plan::Map(inner, closure) => Plan::Map(Box::new(substitute(*inner, f)), closure),
+    }
+}
+
+/// `pos` with its counter replaced by `f(counter)`.
+fn replace_counter(pos: Pos, f: &dyn Fn(Pos) -> Pos) -> Pos {
+    match pos {
+        Pos::Counter => f(Pos::Counter),
+        Pos::Back { count, inner } => Pos::Back {
+            count,
+            inner: Box::new(replace_counter(*inner, f)),
+        },
+        Pos::Scale { step, inner } => Pos::Scale {
+            step,
+            inner: Box::new(replace_counter(*inner, f)),
+        },
+        Pos::Shift { by, inner } => Pos::Shift {
+            by,
+            inner: Box::new(replace_counter(*inner, f)),
+        },
+    }
+}
+
+/// A cheap span for an expression: its first token's.
+pub(super) fn expr_span(expr: &Expr) -> Span {
+    expr.to_token_stream()
+        .into_iter()
+        .next()
+        .map_or_else(Span::call_site, |t| t.span())
+}

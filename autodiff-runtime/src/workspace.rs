@@ -1,0 +1,231 @@
+//! The growable tape of `#[grad]` functions whose loops run a run-time number of times.
+//!
+//! Loops with constant bounds keep what the reverse sweep needs in stack arrays. A loop
+//! whose trip count is known only at run time (a slice's length, a `while`) pushes those
+//! values, in forward order, onto a [`Workspace`]: a stack of `f64`s and a stack of
+//! integers (trip counts, branch flags, saved indices). The reverse sweep pops them in the
+//! opposite order, so the last iteration's values come back first, which is the order it
+//! needs them in.
+//!
+//! A gradient function takes a workspace from a thread-local pool when it starts and gives
+//! it back, emptied but with its capacity, when it returns. After the first call on a
+//! thread, calls allocate nothing, and a gradient function that calls another one gets a
+//! workspace of its own from the same pool.
+//!
+//! ```
+//! use autodiff_runtime::Workspace;
+//! let mut ws = Workspace::take();
+//! ws.push(1.5);
+//! ws.push_int(3);
+//! assert_eq!(ws.pop_int(), 3);
+//! assert_eq!(ws.pop(), 1.5);
+//! ws.recycle();
+//! ```
+
+use std::cell::RefCell;
+
+/// The stacks of saved values of one gradient call. See the [module documentation](self).
+#[derive(Debug, Default)]
+pub struct Workspace {
+    reals: Vec<f64>,
+    ints: Vec<usize>,
+}
+
+thread_local! {
+    static POOL: RefCell<Vec<Workspace>> = const { RefCell::new(Vec::new()) };
+}
+
+impl Workspace {
+    /// A workspace from this thread's pool, or a new one when the pool is empty.
+    #[must_use]
+    pub fn take() -> Self {
+        POOL.try_with(|pool| pool.borrow_mut().pop())
+            .ok()
+            .flatten()
+            .unwrap_or_default()
+    }
+
+    /// Empties the workspace and returns it to this thread's pool, keeping its capacity.
+    pub fn recycle(mut self) {
+        self.reals.clear();
+        self.ints.clear();
+        // During thread teardown the pool may be gone; the workspace is then dropped.
+        let _ = POOL.try_with(|pool| pool.borrow_mut().push(self));
+    }
+
+    /// Saves an `f64`.
+    #[inline]
+    pub fn push(&mut self, value: f64) {
+        self.reals.push(value);
+    }
+
+    /// Takes back the last `f64` saved (`0.0` if there is none, which generated code never
+    /// asks for).
+    #[inline]
+    pub fn pop(&mut self) -> f64 {
+        self.reals.pop().unwrap_or_default()
+    }
+
+    /// Saves an integer: a trip count or an index.
+    #[inline]
+    pub fn push_int(&mut self, value: usize) {
+        self.ints.push(value);
+    }
+
+    /// Takes back the last integer saved.
+    #[inline]
+    pub fn pop_int(&mut self) -> usize {
+        self.ints.pop().unwrap_or_default()
+    }
+
+    /// Saves which branch an `if` took.
+    #[inline]
+    pub fn push_flag(&mut self, taken: bool) {
+        self.ints.push(usize::from(taken));
+    }
+
+    /// Takes back the last branch saved.
+    #[inline]
+    pub fn pop_flag(&mut self) -> bool {
+        self.pop_int() != 0
+    }
+
+    /// Saves every element of an `f64` array (nested arrays too).
+    #[inline]
+    pub fn push_array<A: Flat + ?Sized>(&mut self, array: &A) {
+        array.push_to(&mut self.reals);
+    }
+
+    /// Takes back an array saved by [`push_array`](Self::push_array) into `array`.
+    #[inline]
+    pub fn pop_array<A: Flat + ?Sized>(&mut self, array: &mut A) {
+        array.pop_from(&mut self.reals);
+    }
+
+    /// The number of `f64`s and integers held (for tests and for sizing).
+    #[must_use]
+    pub fn len(&self) -> (usize, usize) {
+        (self.reals.len(), self.ints.len())
+    }
+
+    /// Whether nothing is saved.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.reals.is_empty() && self.ints.is_empty()
+    }
+}
+
+/// `f64` and arrays of it, nested to any depth: what a [`Workspace`] saves as a block.
+pub trait Flat {
+    /// Appends every element, in memory order.
+    fn push_to(&self, out: &mut Vec<f64>);
+    /// Takes the elements back, the last first.
+    fn pop_from(&mut self, from: &mut Vec<f64>);
+    /// Adds every element to the same element of `out` (`out += self`).
+    fn add_to(&self, out: &mut Self);
+}
+
+impl Flat for f64 {
+    #[inline]
+    fn push_to(&self, out: &mut Vec<f64>) {
+        out.push(*self);
+    }
+
+    #[inline]
+    fn pop_from(&mut self, from: &mut Vec<f64>) {
+        *self = from.pop().unwrap_or_default();
+    }
+
+    #[inline]
+    fn add_to(&self, out: &mut Self) {
+        *out += *self;
+    }
+}
+
+impl<T: Flat> Flat for [T] {
+    #[inline]
+    fn push_to(&self, out: &mut Vec<f64>) {
+        for element in self {
+            element.push_to(out);
+        }
+    }
+
+    #[inline]
+    fn pop_from(&mut self, from: &mut Vec<f64>) {
+        for element in self.iter_mut().rev() {
+            element.pop_from(from);
+        }
+    }
+
+    #[inline]
+    fn add_to(&self, out: &mut Self) {
+        for (element, out) in self.iter().zip(out) {
+            element.add_to(out);
+        }
+    }
+}
+
+impl<T: Flat, const N: usize> Flat for [T; N] {
+    #[inline]
+    fn push_to(&self, out: &mut Vec<f64>) {
+        self.as_slice().push_to(out);
+    }
+
+    #[inline]
+    fn pop_from(&mut self, from: &mut Vec<f64>) {
+        self.as_mut_slice().pop_from(from);
+    }
+
+    #[inline]
+    fn add_to(&self, out: &mut Self) {
+        self.as_slice().add_to(out.as_mut_slice());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_come_back_last_first() {
+        let mut ws = Workspace::default();
+        for i in 0..10 {
+            ws.push(f64::from(i));
+            ws.push_int(i as usize * 2);
+            ws.push_flag(i % 2 == 0);
+        }
+        for i in (0..10).rev() {
+            assert_eq!(ws.pop_flag(), i % 2 == 0);
+            assert_eq!(ws.pop_int(), i as usize * 2);
+            assert_eq!(ws.pop(), f64::from(i));
+        }
+        assert!(ws.is_empty());
+    }
+
+    #[test]
+    fn arrays_round_trip() {
+        let mut ws = Workspace::default();
+        let a = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]];
+        ws.push(-1.0);
+        ws.push_array(&a);
+        let mut b = [[0.0; 2]; 3];
+        ws.pop_array(&mut b);
+        assert_eq!(a, b);
+        assert_eq!(ws.pop(), -1.0);
+    }
+
+    #[test]
+    fn the_pool_reuses_capacity_and_nests() {
+        let mut outer = Workspace::take();
+        outer.reals.reserve(1000);
+        let inner = Workspace::take(); // taken while `outer` is out: a different one
+        assert!(inner.reals.capacity() < 1000 || inner.reals.is_empty());
+        inner.recycle();
+        outer.push(1.0);
+        outer.recycle();
+        let again = Workspace::take();
+        assert!(again.reals.capacity() >= 1000);
+        assert!(again.is_empty());
+        again.recycle();
+    }
+}

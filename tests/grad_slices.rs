@@ -1,0 +1,292 @@
+//! Slices of run-time length, iterator loops and reductions, `while`, `loop`, `break`,
+//! `continue`, early `return` and `match`: each checked against central differences and
+//! against the `Tape` engine.
+
+use autodiff::prelude::*;
+
+mod common;
+
+/// Central differences of `f` at `x`, one component at a time.
+fn numeric(f: impl Fn(&[f64]) -> f64, x: &[f64]) -> Vec<f64> {
+    (0..x.len())
+        .map(|i| {
+            let h = 1e-6 * (1.0 + x[i].abs());
+            let mut plus = x.to_vec();
+            let mut minus = x.to_vec();
+            plus[i] += h;
+            minus[i] -= h;
+            (f(&plus) - f(&minus)) / (2.0 * h)
+        })
+        .collect()
+}
+
+fn assert_close(got: &[f64], want: &[f64], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: lengths");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        let scale = 1.0 + w.abs();
+        assert!(
+            (g - w).abs() <= 1e-6 * scale,
+            "{what}[{i}]: got {g}, want {w}"
+        );
+    }
+}
+
+#[grad]
+#[allow(clippy::needless_range_loop)]
+fn sum_sq(p: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..p.len() {
+        s += p[i] * p[i];
+    }
+    s
+}
+
+#[test]
+fn index_loop_over_a_slice() {
+    let p = vec![1.0, -2.0, 3.5];
+    let (v, dp) = sum_sq_grad(&p);
+    assert_eq!(v, sum_sq(&p));
+    assert_eq!(dp, vec![2.0, -4.0, 7.0]);
+    let empty: Vec<f64> = Vec::new();
+    assert_eq!(sum_sq_grad(&empty), (0.0, vec![]));
+}
+
+#[grad(wrt(w))]
+fn mse(w: &[f64], xs: &[[f64; 2]], ys: &[f64]) -> f64 {
+    let mut loss = 0.0;
+    for (x, y) in xs.iter().zip(ys) {
+        let pred = w[0] * x[0] + w[1] * x[1] + w[2];
+        loss += (pred - y).powi(2);
+    }
+    loss / xs.len() as f64
+}
+
+#[grad(wrt(w))]
+fn mse_chain(w: &[f64], xs: &[[f64; 2]], ys: &[f64]) -> f64 {
+    xs.iter()
+        .zip(ys.iter())
+        .map(|(x, &y)| (w[0] * x[0] + w[1] * x[1] + w[2] - y).powi(2))
+        .sum::<f64>()
+        / xs.len() as f64
+}
+
+fn data(n: usize) -> (Vec<[f64; 2]>, Vec<f64>) {
+    let xs: Vec<[f64; 2]> = (0..n)
+        .map(|i| [(i as f64 * 0.7).sin(), (i as f64 * 0.3).cos()])
+        .collect();
+    let ys = xs.iter().map(|x| 2.0 * x[0] - x[1] + 0.5).collect();
+    (xs, ys)
+}
+
+#[test]
+fn zip_loop_and_chain_agree_with_differences() {
+    let (xs, ys) = data(17);
+    let w = [0.3, -0.2, 0.1];
+    let (v, dw) = mse_grad(&w, &xs, &ys);
+    assert_eq!(v, mse(&w, &xs, &ys));
+    let want = numeric(|w| mse(w, &xs, &ys), &w);
+    assert_close(&dw, &want, "mse");
+    let (v2, dw2) = mse_chain_grad(&w, &xs, &ys);
+    assert_eq!(v2, mse_chain(&w, &xs, &ys));
+    assert_close(&dw2, &want, "mse_chain");
+}
+
+#[grad]
+fn full(p: &[f64], rows: &[[f64; 2]]) -> f64 {
+    let mut s = 0.0;
+    for (i, r) in rows.iter().enumerate() {
+        s += (p[i % p.len()] * r[0]).tanh() * r[1];
+    }
+    s
+}
+
+#[test]
+fn partial_of_a_slice_of_rows() {
+    let p = vec![0.5, -1.0];
+    let rows = vec![[0.1, 0.2], [0.3, -0.4], [1.0, 2.0]];
+    let (v, dp, drows) = full_grad(&p, &rows);
+    assert_eq!(v, full(&p, &rows));
+    let flat: Vec<f64> = rows.iter().flatten().copied().collect();
+    let want_rows = numeric(
+        |f| {
+            let r: Vec<[f64; 2]> = f.chunks(2).map(|c| [c[0], c[1]]).collect();
+            full(&p, &r)
+        },
+        &flat,
+    );
+    let got_rows: Vec<f64> = drows.iter().flatten().copied().collect();
+    assert_close(&got_rows, &want_rows, "rows");
+    assert_close(&dp, &numeric(|p| full(p, &rows), &p), "p");
+}
+
+#[grad]
+fn newton_sqrt(a: f64) -> f64 {
+    let mut x = a;
+    let mut k = 0;
+    while k < 20 {
+        x = 0.5 * (x + a / x);
+        k += 1;
+    }
+    x
+}
+
+#[grad]
+fn until_small(x: f64) -> f64 {
+    let mut y = x;
+    let mut n = 0;
+    loop {
+        y *= 0.5;
+        n += 1;
+        if y.abs() < 0.1 {
+            break;
+        }
+    }
+    y * n as f64
+}
+
+#[test]
+fn while_and_loop() {
+    let (v, d) = newton_sqrt_grad(2.0);
+    assert_eq!(v, newton_sqrt(2.0));
+    assert!((d - 0.5 / 2f64.sqrt()).abs() < 1e-12);
+    let (v, d) = until_small_grad(3.0);
+    assert_eq!(v, until_small(3.0));
+    // y = x / 2^n with n fixed near x = 3 (n = 5): dy/dx = n / 2^n.
+    assert!((d - 5.0 / 32.0).abs() < 1e-12);
+}
+
+#[grad]
+fn early(x: f64, xs: &[f64]) -> f64 {
+    if x < 0.0 {
+        return x * x;
+    }
+    let mut s = 0.0;
+    for &v in xs {
+        if v > 10.0 {
+            return s * x;
+        }
+        if v < 0.0 {
+            continue;
+        }
+        s += (v * x).sin();
+    }
+    s
+}
+
+#[test]
+fn early_return_and_continue() {
+    let xs = vec![1.0, -2.0, 3.0, 20.0, 5.0];
+    for x in [-1.5, 0.7] {
+        let (v, dx, dxs) = early_grad(x, &xs);
+        assert_eq!(v, early(x, &xs));
+        let want = numeric(|x| early(x[0], &xs), &[x]);
+        assert_close(&[dx], &want, "dx");
+        let want = numeric(|xs| early(x, xs), &xs);
+        assert_close(&dxs, &want, "dxs");
+    }
+}
+
+#[grad]
+fn pick(x: f64, k: i32) -> f64 {
+    match k {
+        0 => x.sin(),
+        1 | 2 => x * x,
+        3..=5 => {
+            let t = x.exp();
+            t * x
+        }
+        _ => x,
+    }
+}
+
+#[test]
+fn match_arms() {
+    for k in 0..8 {
+        let (v, d) = pick_grad(0.3, k);
+        assert_eq!(v, pick(0.3, k));
+        let want = numeric(|x| pick(x[0], k), &[0.3]);
+        assert_close(&[d], &want, "pick");
+    }
+}
+
+#[grad]
+fn reductions(xs: &[f64]) -> f64 {
+    let p = xs.iter().map(|x| 1.0 + x * 0.1).product::<f64>();
+    let m = xs.iter().fold(f64::NEG_INFINITY, |m, &x| m.max(x));
+    let pos: f64 = xs.iter().filter(|x| **x > 0.0).map(|x| x * x).sum();
+    let w: f64 = xs.windows(2).map(|w| (w[1] - w[0]).powi(2)).sum();
+    let back: f64 = xs.iter().rev().enumerate().map(|(i, x)| i as f64 * x).sum();
+    p + m + pos + w + back
+}
+
+#[test]
+fn iterator_reductions() {
+    let xs = vec![0.5, -1.5, 2.0, 0.25];
+    let (v, d) = reductions_grad(&xs);
+    assert_eq!(v, reductions(&xs));
+    assert_close(&d, &numeric(reductions, &xs), "reductions");
+}
+
+#[grad]
+fn stepping(xs: &[f64], n: usize) -> f64 {
+    let mut s = 0.0;
+    for i in (0..n).rev().step_by(2) {
+        s += xs[i] * (i as f64 + 1.0);
+    }
+    for c in xs.chunks(3) {
+        s += c[0] * c[c.len() - 1];
+    }
+    let mut k = 0;
+    let mut t = 0.0;
+    while k < xs.len() {
+        t += xs[k].sin();
+        k += 2;
+    }
+    s + t
+}
+
+#[test]
+fn step_by_rev_chunks_and_counters() {
+    let xs = vec![0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7];
+    let (v, d) = stepping_grad(&xs, 5);
+    assert_eq!(v, stepping(&xs, 5));
+    assert_close(&d, &numeric(|x| stepping(x, 5), &xs), "stepping");
+}
+
+#[grad]
+fn pi_local(x: f64) -> f64 {
+    let mut y = std::f64::consts::PI;
+    y += x;
+    let v = [x * y, y, 1.0];
+    v[0] + v[1] * v[2]
+}
+
+#[test]
+fn constant_initialised_locals_and_array_literals() {
+    let (v, d) = pi_local_grad(0.5);
+    assert_eq!(v, pi_local(0.5));
+    assert_close(&[d], &numeric(|x| pi_local(x[0]), &[0.5]), "pi");
+}
+
+#[test]
+fn into_accumulates_without_allocating_new_buffers() {
+    let (xs, ys) = data(9);
+    let w = [0.3, -0.2, 0.1];
+    let mut dw = [0.0; 3];
+    let v = mse_grad_into(&w, &xs, &ys, &mut dw);
+    let v2 = mse_grad_into(&w, &xs, &ys, &mut dw);
+    assert_eq!(v, v2);
+    let (_, once) = mse_grad(&w, &xs, &ys);
+    // Contributions are added straight into the buffer, so the rounding may differ in
+    // the last bit from adding them up first.
+    let twice: Vec<f64> = once.iter().map(|g| 2.0 * g).collect();
+    assert_close(&dw, &twice, "accumulated");
+}
+
+#[test]
+#[should_panic(expected = "the buffer for the partial of `w` has length 2, but `w` has length 3")]
+fn into_checks_lengths() {
+    let (xs, ys) = data(3);
+    let mut dw = [0.0; 2];
+    let _ = mse_grad_into(&[0.0; 3], &xs, &ys, &mut dw);
+}
