@@ -290,3 +290,120 @@ fn into_checks_lengths() {
     let mut dw = [0.0; 2];
     let _ = mse_grad_into(&[0.0; 3], &xs, &ys, &mut dw);
 }
+
+const WEIGHTS: [f64; 4] = [0.5, -1.0, 2.0, 0.25];
+
+#[grad]
+fn vectors_and_tables(xs: &[f64], n: usize) -> f64 {
+    let mut h = vec![0.0; n];
+    for i in 0..n {
+        h[i] = (xs[i % xs.len()] * WEIGHTS[i % 4]).tanh();
+    }
+    let mut s = 0.0;
+    for i in 1..h.len() {
+        s += h[i] * h[i - 1];
+    }
+    s
+}
+
+#[test]
+fn local_vectors_and_constant_tables() {
+    let xs = vec![0.3, -0.7, 1.1];
+    let (v, d) = vectors_and_tables_grad(&xs, 6);
+    assert_eq!(v, vectors_and_tables(&xs, 6));
+    assert_close(&d, &numeric(|x| vectors_and_tables(x, 6), &xs), "vectors");
+}
+
+// ----- the same functions on the `Tape` engine -------------------------------------------
+
+#[allow(clippy::assign_op_pattern)] // `Var` has no `+=`
+fn mse_tape(w: &[f64], xs: &[[f64; 2]], ys: &[f64]) -> (f64, Vec<f64>) {
+    let tape = Tape::new();
+    let wv: Vec<Var> = w.iter().map(|&x| tape.var(x)).collect();
+    let mut loss = tape.var(0.0);
+    for (x, y) in xs.iter().zip(ys) {
+        let pred = wv[0] * x[0] + wv[1] * x[1] + wv[2];
+        loss = loss + (pred - *y).powi(2);
+    }
+    let loss = loss / xs.len() as f64;
+    let g = loss.gradient();
+    (loss.value(), wv.iter().map(|&v| g.wrt(v)).collect())
+}
+
+#[allow(clippy::assign_op_pattern)] // `Var` has no `+=`
+fn early_tape(x: f64, xs: &[f64]) -> (f64, f64, Vec<f64>) {
+    let tape = Tape::new();
+    let xv = tape.var(x);
+    let xsv: Vec<Var> = xs.iter().map(|&v| tape.var(v)).collect();
+    let result = (|| {
+        if x < 0.0 {
+            return xv * xv;
+        }
+        let mut s = tape.var(0.0);
+        for &v in &xsv {
+            if v.value() > 10.0 {
+                return s * xv;
+            }
+            if v.value() < 0.0 {
+                continue;
+            }
+            s = s + (v * xv).sin();
+        }
+        s
+    })();
+    let g = result.gradient();
+    (
+        result.value(),
+        g.wrt(xv),
+        xsv.iter().map(|&v| g.wrt(v)).collect(),
+    )
+}
+
+#[allow(clippy::assign_op_pattern)] // `Var` has no `+=`
+fn newton_sqrt_tape(a: f64) -> (f64, f64) {
+    let tape = Tape::new();
+    let av = tape.var(a);
+    let mut x = av;
+    for _ in 0..20 {
+        x = (x + av / x) * 0.5;
+    }
+    let g = x.gradient();
+    (x.value(), g.wrt(av))
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-12 * (1.0 + a.abs().max(b.abs()))
+}
+
+#[test]
+fn the_tape_engine_agrees() {
+    let (xs, ys) = data(23);
+    let w = [0.3, -0.2, 0.1];
+    let (v, d) = mse_grad(&w, &xs, &ys);
+    let (tv, td) = mse_tape(&w, &xs, &ys);
+    assert!(close(v, tv));
+    assert!(
+        d.iter().zip(&td).all(|(a, b)| close(*a, *b)),
+        "{d:?} {td:?}"
+    );
+    let (v, d) = mse_chain_grad(&w, &xs, &ys);
+    assert!(close(v, tv));
+    assert!(
+        d.iter().zip(&td).all(|(a, b)| close(*a, *b)),
+        "{d:?} {td:?}"
+    );
+
+    let list = vec![1.0, -2.0, 3.0, 20.0, 5.0];
+    for x in [-1.5, 0.7, 2.0] {
+        let (v, dx, dxs) = early_grad(x, &list);
+        let (tv, tdx, tdxs) = early_tape(x, &list);
+        assert!(close(v, tv) && close(dx, tdx), "{x}: {v} {tv} {dx} {tdx}");
+        assert!(dxs.iter().zip(&tdxs).all(|(a, b)| close(*a, *b)));
+    }
+
+    for a in [0.5, 2.0, 9.0] {
+        let (v, d) = newton_sqrt_grad(a);
+        let (tv, td) = newton_sqrt_tape(a);
+        assert!(close(v, tv) && close(d, td), "{a}: {v} {tv} {d} {td}");
+    }
+}

@@ -63,6 +63,8 @@ pub fn differentiable_operands(kind: &NodeKind) -> Vec<(usize, NodeId)> {
         | NodeKind::Infix { .. }
         | NodeKind::Not(_)
         | NodeKind::Len(_)
+        | NodeKind::ConstElement { .. }
+        | NodeKind::Vector { .. }
         | NodeKind::Intrinsic { .. } => Vec::new(),
     }
 }

@@ -252,6 +252,20 @@ pub enum NodeKind {
     },
     /// `!arg`.
     Not(NodeId),
+    /// `TABLE[i][j]`: an element of a constant array (a `const` or `static` item).
+    ConstElement {
+        /// The constant, as written.
+        table: TokenStream,
+        /// One integer node per index.
+        indices: Vec<NodeId>,
+    },
+    /// `vec![element; len]`: a local vector of a constant element.
+    Vector {
+        /// The element (a constant), as written.
+        element: TokenStream,
+        /// The length (an integer node).
+        len: NodeId,
+    },
     /// `xs.len()` of a slice variable.
     Len(VarId),
     /// A helper of the runtime's `loops` module on integers (a trip count, the `k`-th
@@ -304,11 +318,15 @@ pub fn recomputable(nodes: &[Node], vars: &[Var], node: NodeId) -> bool {
             var.kind == VarKind::Int && var.stable && place.indices.iter().all(again)
         }
         NodeKind::Len(var) => vars[*var].is_param,
+        NodeKind::ConstElement { indices, .. } => indices.iter().all(again),
         NodeKind::Op { args, .. } | NodeKind::Intrinsic { args, .. } => args.iter().all(again),
         NodeKind::Typed { arg, .. } | NodeKind::Cast { arg, .. } => again(arg),
         NodeKind::Infix { lhs, rhs, .. } => {
             nodes[node].num != Num::Bool && again(lhs) && again(rhs)
         }
-        NodeKind::Call { .. } | NodeKind::StopGradient(_) | NodeKind::Not(_) => false,
+        NodeKind::Call { .. }
+        | NodeKind::StopGradient(_)
+        | NodeKind::Not(_)
+        | NodeKind::Vector { .. } => false,
     }
 }

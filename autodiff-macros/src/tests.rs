@@ -99,6 +99,44 @@ mod expansion {
     }
 
     #[test]
+    fn run_time_loop_over_slices() {
+        insta::assert_snapshot!(expand(
+            quote!(wrt(w)),
+            quote! {
+                pub fn mse(w: &[f64], xs: &[[f64; 2]], ys: &[f64]) -> f64 {
+                    let mut loss = 0.0;
+                    for (x, y) in xs.iter().zip(ys) {
+                        let pred = (w[0] * x[0] + w[1] * x[1]).tanh();
+                        loss += (pred - y).powi(2);
+                    }
+                    loss
+                }
+            }
+        ));
+    }
+
+    #[test]
+    fn while_break_and_early_return() {
+        insta::assert_snapshot!(expand(
+            quote!(),
+            quote! {
+                fn g(x: f64, n: usize) -> f64 {
+                    let mut y = x;
+                    let mut k = 0;
+                    while k < n {
+                        if y > 10.0 {
+                            return y;
+                        }
+                        y = y * y + 1.0;
+                        k += 1;
+                    }
+                    y
+                }
+            }
+        ));
+    }
+
+    #[test]
     fn errors_keep_the_original_and_a_stub() {
         insta::assert_snapshot!(expand(
             quote!(),

@@ -328,6 +328,14 @@ impl Generator<'_> {
                 };
                 quote!(let #binding = #value; #save)
             }
+            NodeKind::ConstElement { table, indices } => {
+                let indices = indices.iter().map(|&i| slot_of(i));
+                quote!(let #binding = #table #([#indices])*;)
+            }
+            NodeKind::Vector { element, len } => {
+                let len = slot_of(*len);
+                quote!(let #binding = ::std::vec![#element; #len];)
+            }
             NodeKind::Len(var) => {
                 let var = self.var_slot(*var);
                 quote!(let #binding: usize = #var.len();)

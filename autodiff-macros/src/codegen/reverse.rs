@@ -24,7 +24,11 @@ impl Generator<'_> {
                     let value = value.map(slot_of);
                     prelude.extend(quote!(#nodes let #slot = #value;));
                 }
-                declarations.extend(self.adjoint_declaration(*var));
+                if v.slice && self.activity.var(*var) {
+                    declarations.extend(self.vector_adjoint(*var, *value, nodes));
+                } else {
+                    declarations.extend(self.adjoint_declaration(*var));
+                }
             }
         }
         let mut statements = TokenStream::new();
@@ -35,6 +39,25 @@ impl Generator<'_> {
             return TokenStream::new();
         }
         quote!(#prelude #declarations #statements)
+    }
+
+    /// The adjoint of a local `vec![c; n]`: a vector of the same length (allocated, as the
+    /// original allocates the vector itself).
+    fn vector_adjoint(&self, var: VarId, value: Option<NodeId>, nodes: &[NodeId]) -> TokenStream {
+        let adjoint = slot("adjoint_var", var);
+        let element = no_adjoint(&self.function.vars[var].dims);
+        let len = match value.map(|v| &self.function.nodes[v].kind) {
+            Some(NodeKind::Vector { len, .. }) if self.scoped() => {
+                let recompute = self.recompute_nodes(nodes);
+                let len = slot_of(*len);
+                quote!({ #recompute #len })
+            }
+            _ => {
+                let vector = self.var_slot(var);
+                quote!(#vector.len())
+            }
+        };
+        quote!(let mut #adjoint = ::std::vec![#element; #len];)
     }
 
     pub(super) fn adjoint_declaration(&self, var: VarId) -> TokenStream {
@@ -89,6 +112,10 @@ impl Generator<'_> {
                         quote!(#var.len())
                     }
                     NodeKind::Intrinsic { name, args } => intrinsic(name, args),
+                    NodeKind::ConstElement { table, indices } => {
+                        let indices = indices.iter().map(|&i| slot_of(i));
+                        quote!(#table #([#indices])*)
+                    }
                     _ => continue,
                 };
                 out.extend(quote!(let #binding = #value;));

@@ -80,6 +80,9 @@ impl Generator<'_> {
     /// the loops around it), rather than saving every read. Returns how the reverse sweep
     /// reads the copy, or `None` when the innermost loop writes `var`.
     pub(super) fn snapshot(&mut self, var: VarId) -> Option<TokenStream> {
+        if self.function.vars[var].slice {
+            return None; // a local `Vec`: its reads are saved one by one
+        }
         let level = self.loops.iter().position(|l| !l.writes.contains(&var))?;
         if let Some((_, copy)) = self.loops[level].copied.iter().find(|(v, _)| *v == var) {
             return Some(copy.clone());
@@ -141,6 +144,12 @@ impl Generator<'_> {
         }
         match &self.function.nodes[node].kind {
             NodeKind::Const(tokens) => (TokenStream::new(), tokens.clone()),
+            NodeKind::ConstElement { table, indices }
+                if indices.iter().all(|&i| self.recomputable(i)) =>
+            {
+                let indices = indices.iter().map(|&i| slot_of(i));
+                (TokenStream::new(), quote!(#table #([#indices])*))
+            }
             NodeKind::Read(place) if !place.indices.iter().all(|&i| self.recomputable(i)) => {
                 // An element at an index the sweep cannot compute again: save the value.
                 self.save(primal, Saved::Real)

@@ -52,6 +52,24 @@ impl Lowering {
                         }
                         None => self.poisoned(ident.span()),
                     },
+                    None if matches!(base, Expr::Path(p) if p.qself.is_none()) => {
+                        // `TABLE[i]`: an element of a constant array.
+                        let mut indices = Vec::with_capacity(index_exprs.len());
+                        for index in &index_exprs {
+                            let node = self.expr(index);
+                            if matches!(self.nodes[node].num, Num::Real | Num::Bool) {
+                                return self.error(index, "an index must be an integer (`usize`)");
+                            }
+                            indices.push(node);
+                        }
+                        let table = base.to_token_stream();
+                        let span = index.bracket_token.span.join();
+                        self.push(
+                            NodeKind::ConstElement { table, indices },
+                            Num::Unknown,
+                            span,
+                        )
+                    }
                     None if matches!(base, Expr::MethodCall(_)) => self.error(
                         base,
                         "#[grad] indexes slices, arrays and local arrays (`w[i]`), not the \

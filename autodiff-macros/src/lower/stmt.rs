@@ -489,6 +489,15 @@ impl Lowering {
             return;
         }
 
+        // `vec![0.0; n]`: a local vector of run-time length.
+        if let Expr::Macro(mac) = strip_expr(&init.expr) {
+            if mac.mac.path.is_ident("vec") {
+                let ident = ident.unwrap_or_else(|| Ident::new("unnamed", Span::call_site()));
+                self.local_vector(&ident, mac, mutable);
+                return;
+            }
+        }
+
         // `[0.0; N]`, `[[0.0; M]; N]`: a local array.
         if let Expr::Repeat(_) = &*init.expr {
             let ((dims, value), nodes) = self.collect(|this| this.array_init(&init.expr));
@@ -520,6 +529,75 @@ impl Lowering {
         let var = self.declare(&ident, kind, Vec::new(), num);
         self.vars[var].mutable = mutable;
         self.vars[var].stable = stable;
+        self.emit(Stmt::Let {
+            var,
+            value: Some(value),
+            nodes,
+        });
+    }
+
+    /// `let mut v = vec![c; n];` with a constant element `c` (`0.0`, `[0.0; K]`).
+    fn local_vector(&mut self, ident: &Ident, mac: &syn::ExprMacro, mutable: bool) {
+        let tokens = &mac.mac.tokens;
+        let Ok(repeat) = syn::parse2::<syn::ExprRepeat>(quote!([#tokens])) else {
+            self.error(
+                &mac.mac,
+                "#[grad] supports `vec![c; n]` with a constant element, then element writes \
+                 (`v[i] = …`); not a list of elements or `Vec::push`",
+            );
+            return;
+        };
+        let (dims, element) = match &*repeat.expr {
+            Expr::Repeat(_) => {
+                let ((dims, value), _) = self.collect(|this| this.array_init(&repeat.expr));
+                match (dims, value) {
+                    (Some(dims), Some(_)) => (dims, repeat.expr.to_token_stream()),
+                    _ => return,
+                }
+            }
+            element => {
+                let (node, _) = self.collect(|this| this.expr(element));
+                let constant = matches!(self.nodes[node].kind, NodeKind::Const(_))
+                    && self.nodes[node].num != Num::Int;
+                if !constant {
+                    self.error(
+                        element,
+                        "a local vector starts from a constant (`vec![0.0; n]`); assign its \
+                         elements after",
+                    );
+                    return;
+                }
+                (Vec::new(), element.to_token_stream())
+            }
+        };
+        let span = mac.mac.path.span();
+        let (value, nodes) = self.collect(|this| {
+            let len = this.expr(&repeat.len);
+            this.push(NodeKind::Vector { element, len }, Num::Real, span)
+        });
+        let len = match self.nodes[value].kind {
+            NodeKind::Vector { len, .. } => len,
+            _ => return,
+        };
+        if matches!(self.nodes[len].num, Num::Real | Num::Bool) {
+            self.error(
+                &repeat.len,
+                "the length of a vector is an integer (`usize`)",
+            );
+            return;
+        }
+        if !self.recomputable(len) && self.blocks.len() > 1 {
+            self.error(
+                &repeat.len,
+                "inside a loop or a branch, the length of a local vector must be computed from \
+                 parameters, loop variables and constants (the reverse sweep sizes its adjoint \
+                 again)",
+            );
+            return;
+        }
+        let var = self.declare(ident, VarKind::Real, dims, Num::Real);
+        self.vars[var].slice = true;
+        self.vars[var].mutable = mutable;
         self.emit(Stmt::Let {
             var,
             value: Some(value),

@@ -1,0 +1,208 @@
+//! Combinations that stress the reverse sweep of run-time loops: nesting with constant
+//! loops, arrays read across iterations, labelled `break`s, `break` with a value, loops in
+//! branches, and `_grad` functions that call each other (each with its own workspace).
+//! Every gradient is checked against central differences.
+
+use autodiff::prelude::*;
+
+mod common;
+use common::fd_gradient;
+
+fn check(name: &str, f: impl Fn(&[f64]) -> f64, got: (f64, Vec<f64>), x: &[f64]) {
+    assert_eq!(got.0, f(x), "{name}: value");
+    let want = fd_gradient(&f, x);
+    for (i, (g, w)) in got.1.iter().zip(&want).enumerate() {
+        assert!(
+            (g - w).abs() <= 1e-6 * (1.0 + w.abs()),
+            "{name}[{i}]: got {g}, want {w}"
+        );
+    }
+}
+
+/// A small network over samples of run-time count: constant inner loops, a hidden layer
+/// (a local array) read across the next loop, a ReLU kink, shared sub-expressions.
+#[grad(wrt(w))]
+#[allow(clippy::needless_range_loop)]
+fn net(w: &[f64], xs: &[[f64; 2]], ys: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for (x, y) in xs.iter().zip(ys) {
+        let mut h = [0.0; 3];
+        for j in 0..3 {
+            let z = w[2 * j] * x[0] + w[2 * j + 1] * x[1];
+            h[j] = z.tanh() + 0.1 * z;
+        }
+        let mut out = w[6];
+        for j in 0..3 {
+            out += h[j] * w[7 + j] + h[j] * h[j] * 0.01;
+        }
+        let margin = (1.0 - y * out).relu();
+        total += margin * margin + out * 0.001;
+    }
+    total / xs.len() as f64
+}
+
+#[test]
+fn network_over_samples() {
+    let xs: Vec<[f64; 2]> = (0..13)
+        .map(|i| [(i as f64).sin(), (i as f64 * 0.37).cos()])
+        .collect();
+    let ys: Vec<f64> = (0..13)
+        .map(|i| if i % 3 == 0 { 1.0 } else { -1.0 })
+        .collect();
+    let w: Vec<f64> = (0..10).map(|i| 0.1 * i as f64 - 0.4).collect();
+    let (v, d) = net_grad(&w, &xs, &ys);
+    check("net", |w| net(w, &xs, &ys), (v, d), &w);
+}
+
+/// Nested run-time loops, a `break` out of the outer loop from the inner one, a counter.
+#[grad]
+#[allow(clippy::needless_range_loop)]
+fn nested(a: &[f64], b: &[f64]) -> f64 {
+    let mut s = 0.0;
+    let mut steps = 0;
+    'outer: for i in 0..a.len() {
+        for j in 0..b.len() {
+            s += (a[i] * b[j]).sin() * (steps as f64 + 1.0);
+            steps += 1;
+            if steps > 7 {
+                break 'outer;
+            }
+        }
+    }
+    s
+}
+
+#[test]
+fn labelled_break_from_an_inner_loop() {
+    let a = vec![0.3, 0.6, -0.2];
+    let b = vec![1.0, -0.5, 0.25];
+    let (v, da, db) = nested_grad(&a, &b);
+    check("nested/a", |a| nested(a, &b), (v, da), &a);
+    check("nested/b", |b| nested(&a, b), (v, db), &b);
+}
+
+/// `loop` as a value with `break value`, and a `while` inside a branch.
+#[grad]
+fn loop_value(x: f64, limit: f64) -> f64 {
+    let mut y = x;
+    let found = loop {
+        y = y * 1.5 + 1.0;
+        if y > limit {
+            break y * x;
+        }
+    };
+    let mut z = found;
+    if x > 0.0 {
+        let mut k = 0;
+        while k < 3 {
+            z = z.sin() + x;
+            k += 1;
+        }
+    }
+    z
+}
+
+#[test]
+fn break_with_a_value_and_loops_in_branches() {
+    for x in [0.4, -0.3] {
+        let (v, dx, dlimit) = loop_value_grad(x, 5.0);
+        check(
+            "loop_value/x",
+            |p| loop_value(p[0], 5.0),
+            (v, vec![dx]),
+            &[x],
+        );
+        assert_eq!(dlimit, 0.0);
+    }
+}
+
+#[grad]
+fn inner(xs: &[f64], s: f64) -> f64 {
+    xs.iter().map(|x| (x * s).tanh()).sum()
+}
+
+#[grad]
+fn outer(xs: &[f64], s: f64) -> f64 {
+    let mut total = 0.0;
+    for k in 0..3 {
+        total += inner_scaled(s + k as f64, xs.len() as f64);
+    }
+    total
+}
+
+#[grad]
+fn inner_scaled(s: f64, n: f64) -> f64 {
+    (s * n).sin()
+}
+
+#[test]
+fn gradient_functions_calling_each_other() {
+    let xs = vec![0.1, 0.5, -0.4];
+    let (v, dxs, ds) = inner_grad(&xs, 1.3);
+    check("inner/xs", |x| inner(x, 1.3), (v, dxs), &xs);
+    check("inner/s", |s| inner(&xs, s[0]), (v, vec![ds]), &[1.3]);
+    let (v, _, ds) = outer_grad(&xs, 0.2);
+    check("outer/s", |s| outer(&xs, s[0]), (v, vec![ds]), &[0.2]);
+}
+
+/// A run-time loop inside a constant loop, writing a local array that a later run-time
+/// loop reads back in reverse order.
+#[grad]
+#[allow(clippy::needless_range_loop)]
+fn mixed_nesting(xs: &[f64]) -> f64 {
+    let mut acc = [0.0; 4];
+    for j in 0..4 {
+        for (i, x) in xs.iter().enumerate() {
+            acc[j] += x * (i + j) as f64 * 0.1 + (x * acc[j]).cos() * 0.01;
+        }
+    }
+    let mut s = 0.0;
+    for k in (0..4).rev() {
+        for x in xs.iter().rev() {
+            s = s * 0.9 + acc[k] * x;
+        }
+    }
+    s
+}
+
+#[test]
+fn run_time_loops_inside_constant_loops() {
+    let xs = vec![0.2, -0.1, 0.4, 0.8];
+    let (v, d) = mixed_nesting_grad(&xs);
+    check("mixed_nesting", mixed_nesting, (v, d), &xs);
+}
+
+/// A `match` and an early `return` inside a run-time loop.
+#[grad]
+fn match_in_loop(xs: &[f64], mode: u8) -> f64 {
+    let mut s = 0.0;
+    for (i, x) in xs.iter().enumerate() {
+        let term = match (i + mode as usize) % 3 {
+            0 => x * x,
+            1 => x.exp(),
+            _ => -x,
+        };
+        if term > 100.0 {
+            return s;
+        }
+        s += term;
+    }
+    s * 2.0
+}
+
+#[test]
+fn match_and_return_inside_a_loop() {
+    let xs = vec![0.5, 1.5, -0.7, 2.0, 0.1];
+    for mode in 0..3 {
+        let (v, d) = match_in_loop_grad(&xs, mode);
+        check("match_in_loop", |x| match_in_loop(x, mode), (v, d), &xs);
+    }
+    let big = vec![0.5, 10.0, 1.0];
+    let (v, d) = match_in_loop_grad(&big, 0);
+    check(
+        "match_in_loop/return",
+        |x| match_in_loop(x, 0),
+        (v, d),
+        &big,
+    );
+}
