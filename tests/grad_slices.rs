@@ -407,3 +407,27 @@ fn the_tape_engine_agrees() {
         assert!(close(v, tv) && close(d, td), "{a}: {v} {tv} {d} {td}");
     }
 }
+
+#[grad]
+fn pushed(xs: &[f64], scale: f64) -> f64 {
+    let mut v = Vec::with_capacity(xs.len());
+    for x in xs {
+        v.push((x * scale).sin());
+    }
+    let mut w = Vec::new();
+    w.push(scale * scale);
+    let mut s = w[0];
+    for i in 0..v.len() {
+        s += v[i] * v[v.len() - 1 - i];
+    }
+    s
+}
+
+#[test]
+fn vectors_filled_by_push() {
+    let xs = vec![0.2, 0.9, -0.4];
+    let (v, dxs, ds) = pushed_grad(&xs, 1.7);
+    assert_eq!(v, pushed(&xs, 1.7));
+    assert_close(&dxs, &numeric(|x| pushed(x, 1.7), &xs), "xs");
+    assert_close(&[ds], &numeric(|s| pushed(&xs, s[0]), &[1.7]), "scale");
+}

@@ -78,7 +78,9 @@ fn writes(block: &Block, out: &mut Vec<(VarId, NodeId)>, result: &mut Option<Nod
                 value: Some(value),
                 ..
             } => out.push((*var, *value)),
-            Stmt::Assign { place, value, .. } => out.push((place.var, *value)),
+            Stmt::Assign { place, value, .. } | Stmt::Push { place, value, .. } => {
+                out.push((place.var, *value));
+            }
             Stmt::For { body, .. } | Stmt::Loop { body, .. } => writes(body, out, result),
             Stmt::If {
                 then, otherwise, ..

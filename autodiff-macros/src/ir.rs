@@ -120,6 +120,16 @@ pub enum Stmt {
         /// The nodes evaluated by this statement, in order.
         nodes: Vec<NodeId>,
     },
+    /// `vector.push(value)`: like an assignment to `vector[len]`, whose index node (the
+    /// length before the push) is the place's only index.
+    Push {
+        /// The new element, `vector[len]`.
+        place: Place,
+        /// The value pushed.
+        value: NodeId,
+        /// The nodes evaluated by this statement, in order.
+        nodes: Vec<NodeId>,
+    },
     /// An expression evaluated for its effects (a call); its value is dropped.
     Eval {
         /// The nodes evaluated by this statement, in order.
@@ -259,10 +269,11 @@ pub enum NodeKind {
         /// One integer node per index.
         indices: Vec<NodeId>,
     },
-    /// `vec![element; len]`: a local vector of a constant element.
+    /// `vec![element; len]`: a local vector of a constant element; with no element,
+    /// `Vec::with_capacity(len)`, filled by `push`.
     Vector {
         /// The element (a constant), as written.
-        element: TokenStream,
+        element: Option<TokenStream>,
         /// The length (an integer node).
         len: NodeId,
     },
@@ -297,6 +308,7 @@ impl Stmt {
         match self {
             Stmt::Let { nodes, .. }
             | Stmt::Assign { nodes, .. }
+            | Stmt::Push { nodes, .. }
             | Stmt::Eval { nodes }
             | Stmt::If { nodes, .. }
             | Stmt::Loop { nodes, .. }

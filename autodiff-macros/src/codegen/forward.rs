@@ -25,7 +25,7 @@ impl Generator<'_> {
 
     fn forward_stmt_inner(&mut self, stmt: &Stmt) -> TokenStream {
         let mut nodes = self.forward_nodes(stmt.nodes());
-        if let Stmt::Assign { place, .. } = stmt {
+        if let Stmt::Assign { place, .. } | Stmt::Push { place, .. } = stmt {
             if self.activity.var(place.var) {
                 nodes.extend(self.save_indices(place));
             }
@@ -53,6 +53,11 @@ impl Generator<'_> {
                 let target = self.place(place, self.var_slot(place.var));
                 let value = slot_of(*value);
                 quote!(#nodes #target = #value;)
+            }
+            Stmt::Push { place, value, .. } => {
+                let vector = self.var_slot(place.var);
+                let value = slot_of(*value);
+                quote!(#nodes #vector.push(#value);)
             }
             Stmt::SetFlag { var, value } => {
                 let slot = self.var_slot(*var);
@@ -332,9 +337,16 @@ impl Generator<'_> {
                 let indices = indices.iter().map(|&i| slot_of(i));
                 quote!(let #binding = #table #([#indices])*;)
             }
-            NodeKind::Vector { element, len } => {
+            NodeKind::Vector {
+                element: Some(element),
+                len,
+            } => {
                 let len = slot_of(*len);
                 quote!(let #binding = ::std::vec![#element; #len];)
+            }
+            NodeKind::Vector { element: None, len } => {
+                let len = slot_of(*len);
+                quote!(let #binding = ::std::vec::Vec::<f64>::with_capacity(#len);)
             }
             NodeKind::Len(var) => {
                 let var = self.var_slot(*var);

@@ -399,7 +399,7 @@ fn written(block: &Block, out: &mut Vec<VarId>) {
     for stmt in block {
         match stmt {
             Stmt::Let { var, .. } => out.push(*var),
-            Stmt::Assign { place, .. } => out.push(place.var),
+            Stmt::Assign { place, .. } | Stmt::Push { place, .. } => out.push(place.var),
             Stmt::For { var, body, .. } => {
                 out.push(*var);
                 written(body, out);

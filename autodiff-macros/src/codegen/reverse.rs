@@ -208,6 +208,11 @@ impl Generator<'_> {
                 place,
                 value,
                 nodes,
+            }
+            | Stmt::Push {
+                place,
+                value,
+                nodes,
             } => {
                 if !self.activity.var(place.var) {
                     return TokenStream::new();

@@ -225,6 +225,7 @@ impl Lowering {
             Expr::Return(expr) => {
                 self.return_expr(expr);
             }
+            Expr::MethodCall(call) if call.method == "push" => self.push_statement(call),
             Expr::Paren(paren) => self.expr_statement(&paren.expr),
             Expr::Group(group) => self.expr_statement(&group.expr),
             expr => {
@@ -498,6 +499,25 @@ impl Lowering {
             }
         }
 
+        // `Vec::new()`, `Vec::with_capacity(n)`: a vector filled by `push`.
+        if let Expr::Call(call) = strip_expr(&init.expr) {
+            if let Expr::Path(path) = &*call.func {
+                let names: Vec<String> = path
+                    .path
+                    .segments
+                    .iter()
+                    .map(|s| s.ident.to_string())
+                    .collect();
+                let is_vec = names.len() >= 2 && names[names.len() - 2] == "Vec";
+                let last = names.last().map(String::as_str);
+                if is_vec && matches!(last, Some("new" | "with_capacity")) {
+                    let ident = ident.unwrap_or_else(|| Ident::new("unnamed", Span::call_site()));
+                    self.growing_vector(&ident, call, mutable);
+                    return;
+                }
+            }
+        }
+
         // `[0.0; N]`, `[[0.0; M]; N]`: a local array.
         if let Expr::Repeat(_) = &*init.expr {
             let ((dims, value), nodes) = self.collect(|this| this.array_init(&init.expr));
@@ -551,7 +571,7 @@ impl Lowering {
             Expr::Repeat(_) => {
                 let ((dims, value), _) = self.collect(|this| this.array_init(&repeat.expr));
                 match (dims, value) {
-                    (Some(dims), Some(_)) => (dims, repeat.expr.to_token_stream()),
+                    (Some(dims), Some(_)) => (dims, Some(repeat.expr.to_token_stream())),
                     _ => return,
                 }
             }
@@ -567,7 +587,7 @@ impl Lowering {
                     );
                     return;
                 }
-                (Vec::new(), element.to_token_stream())
+                (Vec::new(), Some(element.to_token_stream()))
             }
         };
         let span = mac.mac.path.span();
@@ -603,6 +623,69 @@ impl Lowering {
             value: Some(value),
             nodes,
         });
+    }
+
+    /// `let mut v = Vec::with_capacity(n);` (or `Vec::new()`), filled by `v.push(x)`. Its
+    /// adjoint is sized by its final length, so it must be declared at the top of the
+    /// function.
+    fn growing_vector(&mut self, ident: &Ident, call: &syn::ExprCall, mutable: bool) {
+        if self.blocks.len() > 1 {
+            self.error(
+                call,
+                "#[grad] supports a vector filled by `push` only at the top of the function \
+                 body (not in a loop or a branch); inside, use `vec![0.0; n]` and assign",
+            );
+            return;
+        }
+        let span = expr_span(&call.func);
+        let (value, nodes) = self.collect(|this| {
+            let len = match call.args.first() {
+                Some(capacity) => this.expr(capacity),
+                None => this.push(NodeKind::Const(quote!(0usize)), Num::Int, span),
+            };
+            this.push(NodeKind::Vector { element: None, len }, Num::Real, span)
+        });
+        let var = self.declare(ident, VarKind::Real, Vec::new(), Num::Real);
+        self.vars[var].slice = true;
+        self.vars[var].mutable = mutable;
+        self.vars[var].reassigned = true;
+        self.emit(Stmt::Let {
+            var,
+            value: Some(value),
+            nodes,
+        });
+    }
+
+    /// `v.push(x)` on a local vector.
+    fn push_statement(&mut self, call: &syn::ExprMethodCall) {
+        let span = call.method.span();
+        let before = self.flags_set.len();
+        let (pushed, nodes) = self.collect(|this| {
+            let var = this.sequence_var(&call.receiver)?;
+            let local = this.vars[var].slice && !this.vars[var].is_param;
+            if !local || this.aliases.contains_key(&var) || call.args.len() != 1 {
+                this.error(
+                    call,
+                    "#[grad] supports `push` of one `f64` onto a local vector",
+                );
+                return None;
+            }
+            let value = this.real(&call.args[0]);
+            let index = this.len_of(var, span);
+            Some(Place {
+                var,
+                indices: vec![index],
+            })
+            .map(|place| (place, value))
+        });
+        if let Some((place, value)) = pushed {
+            let push = Stmt::Push {
+                place,
+                value,
+                nodes,
+            };
+            self.emit_unless_left(before, push, span);
+        }
     }
 
     /// `let v = [a, b, c];`: a local array of zeros, then one assignment per element.
