@@ -24,6 +24,7 @@ impl Generator<'_> {
     }
 
     fn forward_stmt_inner(&mut self, stmt: &Stmt) -> TokenStream {
+        self.saved_reads.clear();
         let mut nodes = self.forward_nodes(stmt.nodes());
         if let Stmt::Assign { place, .. } | Stmt::Push { place, .. } = stmt {
             if self.activity.var(place.var) {

@@ -226,6 +226,7 @@ pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
         uses_workspace: false,
         restored: HashMap::new(),
         loop_trips: HashMap::new(),
+        saved_reads: HashMap::new(),
     };
     let forward = gen.forward_block(&function.body);
     let reverse = gen.reverse_block(&function.body, true);
@@ -453,6 +454,8 @@ struct Generator<'a> {
     restored: HashMap<NodeId, TokenStream>,
     /// For each `Stmt::Loop` (by counter): how the sweep reads its number of iterations.
     loop_trips: HashMap<VarId, TokenStream>,
+    /// Scalar variables whose value the statement being generated has saved already.
+    saved_reads: HashMap<VarId, TokenStream>,
 }
 
 /// What kind of value is saved for the reverse sweep.

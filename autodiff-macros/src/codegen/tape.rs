@@ -165,6 +165,15 @@ impl Generator<'_> {
                     )
                 } else if let Some(copy) = self.snapshot(place.var) {
                     (TokenStream::new(), self.place(place, copy))
+                } else if place.indices.is_empty() {
+                    // Reads of one variable within a statement see one value (`y * y`):
+                    // saved once.
+                    if let Some(read) = self.saved_reads.get(&place.var) {
+                        return (TokenStream::new(), read.clone());
+                    }
+                    let (save, read) = self.save(primal, Saved::Real);
+                    self.saved_reads.insert(place.var, read.clone());
+                    (save, read)
                 } else {
                     self.save(primal, Saved::Real)
                 }
