@@ -393,14 +393,7 @@ impl Lowering {
                 match self.loops[index].value {
                     Some(var) => {
                         let (value, nodes) = self.collect(|this| this.real(value));
-                        self.emit(Stmt::Assign {
-                            place: Place {
-                                var,
-                                indices: Vec::new(),
-                            },
-                            value,
-                            nodes,
-                        });
+                        self.assign_var(var, value, nodes);
                     }
                     None => {
                         self.error(value, "`break` with a value needs a `loop` used as a value");
@@ -438,14 +431,7 @@ impl Lowering {
             return self.error(expr, "`return` is not supported here");
         };
         let (value, nodes) = self.collect(|this| this.real(value));
-        self.emit(Stmt::Assign {
-            place: Place {
-                var: result,
-                indices: Vec::new(),
-            },
-            value,
-            nodes,
-        });
+        self.assign_var(result, value, nodes);
         self.set_flag(flag);
         self.push(NodeKind::Const(quote!(0.0)), Num::Unknown, span)
     }
@@ -531,14 +517,7 @@ impl Lowering {
                     let value = this.expr(body);
                     this.expect_real_node(value, body)
                 });
-                self.emit(Stmt::Assign {
-                    place: Place {
-                        var,
-                        indices: Vec::new(),
-                    },
-                    value,
-                    nodes,
-                });
+                self.assign_var(var, value, nodes);
             }
         }
     }

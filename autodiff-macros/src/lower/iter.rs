@@ -825,14 +825,7 @@ impl Lowering {
                         (value, nodes)
                     }
                 };
-                this.emit(Stmt::Assign {
-                    place: Place {
-                        var: acc,
-                        indices: Vec::new(),
-                    },
-                    value,
-                    nodes,
-                });
+                this.assign_var(acc, value, nodes);
             });
         }
         self.scopes.pop();

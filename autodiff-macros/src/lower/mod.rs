@@ -239,17 +239,8 @@ impl Lowering {
         dims: Vec<TokenStream>,
         num: Num,
     ) -> VarId {
-        self.vars.push(Var {
-            kind,
-            dims,
-            is_param: false,
-            reassigned: false,
-            mutable: false,
-            slice: false,
-            stable: true,
-        });
-        self.var_nums.push(num);
-        let var = self.vars.len() - 1;
+        let var = self.declare_hidden(kind, num);
+        self.vars[var].dims = dims;
         self.scopes.bind(ident, var);
         var
     }

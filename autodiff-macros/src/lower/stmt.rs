@@ -249,7 +249,9 @@ impl Lowering {
         let (assigned, nodes) = self.collect(|this| {
             let place = this.place(target)?;
             let var = place.var;
-            if this.vars[var].kind != VarKind::Real {
+            let rhs = if this.vars[var].kind == VarKind::Real {
+                this.real(value)
+            } else {
                 let rhs = this.expr(value);
                 let promote = this.vars[var].kind == VarKind::Int
                     && this.var_nums[var] == Num::Unknown
@@ -258,55 +260,33 @@ impl Lowering {
                     // `let mut y = PI; y += x;`: the constant was an `f64` after all.
                     this.vars[var].kind = VarKind::Real;
                     this.var_nums[var] = Num::Real;
+                } else if this.nodes[rhs].num == Num::Real {
+                    this.error(
+                        value,
+                        "this variable holds an integer or a `bool`, not an `f64`",
+                    );
+                    return None;
                 } else {
-                    if this.nodes[rhs].num == Num::Real {
-                        this.error(
-                            value,
-                            "this variable holds an integer or a `bool`, not an `f64`",
-                        );
-                        return None;
-                    }
-                    this.vars[var].reassigned = true;
+                    // A counter: the sweep can no longer compute its value again.
                     this.vars[var].stable = false;
-                    let value = match compound {
-                        None => rhs,
-                        Some(binary) => {
-                            let symbol = compound_operator(&binary.op)?;
-                            let current = this.push(
-                                NodeKind::Read(place.clone()),
-                                this.var_nums[var],
-                                binary.op.span(),
-                            );
-                            this.int_op(symbol, current, rhs, binary.op.span())
-                        }
-                    };
-                    return Some((place, value));
                 }
-                this.vars[var].reassigned = true;
-                let value = match compound {
-                    None => rhs,
-                    Some(binary) => {
-                        let symbol = compound_operator(&binary.op)?;
-                        let op = ops::operator(symbol, 2)?;
-                        let current =
-                            this.push(NodeKind::Read(place.clone()), Num::Real, binary.op.span());
-                        let exprs = [&*binary.left, &*binary.right];
-                        this.op(op, vec![current, rhs], &exprs, binary.op.span())
-                    }
-                };
-                return Some((place, value));
-            }
+                rhs
+            };
             this.vars[var].reassigned = true;
-            let rhs = this.real(value);
             let value = match compound {
                 None => rhs,
                 Some(binary) => {
                     let symbol = compound_operator(&binary.op)?;
-                    let op = ops::operator(symbol, 2)?;
-                    let current =
-                        this.push(NodeKind::Read(place.clone()), Num::Real, binary.op.span());
-                    let exprs = [&*binary.left, &*binary.right];
-                    this.op(op, vec![current, rhs], &exprs, binary.op.span())
+                    let span = binary.op.span();
+                    let num = this.var_nums[var];
+                    let current = this.push(NodeKind::Read(place.clone()), num, span);
+                    if num == Num::Real {
+                        let op = ops::operator(symbol, 2)?;
+                        let exprs = [&*binary.left, &*binary.right];
+                        this.op(op, vec![current, rhs], &exprs, span)
+                    } else {
+                        this.int_op(symbol, current, rhs, span)
+                    }
                 }
             };
             Some((place, value))
@@ -819,14 +799,7 @@ impl Lowering {
                     value.map(|v| this.expect_real_node(v, block))
                 });
                 if let Some(value) = value {
-                    self.emit(Stmt::Assign {
-                        place: Place {
-                            var,
-                            indices: Vec::new(),
-                        },
-                        value,
-                        nodes,
-                    });
+                    self.assign_var(var, value, nodes);
                 }
             }
         }
