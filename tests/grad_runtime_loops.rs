@@ -206,3 +206,49 @@ fn match_and_return_inside_a_loop() {
         &big,
     );
 }
+
+/// Loops over the rows that an outer loop bound, over sub-slices, and over windows.
+#[grad]
+fn rows_and_subslices(images: &[[[f64; 3]; 2]], xs: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for image in images {
+        for row in image {
+            for v in row {
+                s += v * v;
+            }
+            s += row.iter().map(|v| v.sin()).sum::<f64>();
+        }
+    }
+    let tail: f64 = xs[1..].iter().sum();
+    let head: f64 = xs[..=1].iter().map(|x| x * 3.0).sum();
+    for w in xs.windows(3) {
+        for v in w {
+            s += v * w[0];
+        }
+    }
+    s + tail * head
+}
+
+#[test]
+fn rows_subslices_and_windows_as_iterables() {
+    let images = vec![
+        [[0.1, 0.2, 0.3], [0.4, -0.5, 0.6]],
+        [[1.0, 0.0, -1.0], [0.5, 0.5, 0.25]],
+    ];
+    let xs = vec![0.3, -0.2, 0.9, 0.4];
+    let (v, dimages, dxs) = rows_and_subslices_grad(&images, &xs);
+    check("rows/xs", |x| rows_and_subslices(&images, x), (v, dxs), &xs);
+    let flat: Vec<f64> = images.iter().flatten().flatten().copied().collect();
+    let unflatten = |f: &[f64]| -> Vec<[[f64; 3]; 2]> {
+        f.chunks(6)
+            .map(|c| [[c[0], c[1], c[2]], [c[3], c[4], c[5]]])
+            .collect()
+    };
+    let got: Vec<f64> = dimages.iter().flatten().flatten().copied().collect();
+    check(
+        "rows/images",
+        |f| rows_and_subslices(&unflatten(f), &xs),
+        (v, got),
+        &flat,
+    );
+}

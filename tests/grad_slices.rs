@@ -409,6 +409,7 @@ fn the_tape_engine_agrees() {
 }
 
 #[grad]
+#[allow(clippy::vec_init_then_push)]
 fn pushed(xs: &[f64], scale: f64) -> f64 {
     let mut v = Vec::with_capacity(xs.len());
     for x in xs {
@@ -430,4 +431,17 @@ fn vectors_filled_by_push() {
     assert_eq!(v, pushed(&xs, 1.7));
     assert_close(&dxs, &numeric(|x| pushed(x, 1.7), &xs), "xs");
     assert_close(&[ds], &numeric(|s| pushed(&xs, s[0]), &[1.7]), "scale");
+}
+
+#[grad]
+fn unpack(abc: [f64; 3]) -> f64 {
+    let [a, b, _] = abc;
+    a * b + abc[2]
+}
+
+#[test]
+fn array_destructuring() {
+    let (v, d) = unpack_grad([2.0, 3.0, 5.0]);
+    assert_eq!(v, 11.0);
+    assert_eq!(d, [3.0, 2.0, 1.0]);
 }

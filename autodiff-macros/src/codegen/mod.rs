@@ -156,7 +156,7 @@ pub fn signatures(function: &Function) -> (TokenStream, TokenStream) {
     let attributes = quote! {
         #[inline]
         #[allow(unused_variables, unused_mut, unused_assignments, unused_parens)]
-        #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+        #[allow(non_snake_case, clippy::all, clippy::pedantic, clippy::nursery)]
     };
     (
         quote! {

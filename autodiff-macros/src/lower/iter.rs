@@ -37,8 +37,12 @@ pub(super) enum Pos {
 /// What the chain yields at a position.
 #[derive(Clone)]
 pub(super) enum Plan<'a> {
-    /// `xs[p]` of a slice or array.
-    Element { var: VarId, pos: Pos },
+    /// `xs[prefix…][p]` of a slice or array (the prefix when iterating over a row).
+    Element {
+        var: VarId,
+        prefix: Vec<VarId>,
+        pos: Pos,
+    },
     /// The `p`-th value of a range.
     Range { start: VarId, end: VarId, pos: Pos },
     /// `p` itself (`enumerate`).
@@ -153,6 +157,12 @@ impl Lowering {
             Expr::Reference(reference) if reference.mutability.is_none() => {
                 self.links(&reference.expr)
             }
+            Expr::Index(index) if matches!(strip(&index.index), Expr::Range(_)) => {
+                let Expr::Range(range) = strip(&index.index) else {
+                    return None;
+                };
+                self.subslice(index, range)
+            }
             Expr::Path(_) | Expr::Field(_) | Expr::Index(_) => {
                 let var = self.sequence(expr)?;
                 self.source(var, span)
@@ -173,14 +183,6 @@ impl Lowering {
         if let Expr::Path(path) = strip(expr) {
             if let Some(ident) = path.path.get_ident() {
                 if let Some(var) = self.scopes.lookup(ident) {
-                    if self.aliases.contains_key(&var) {
-                        self.error(
-                            expr,
-                            "#[grad] iterates over slice and array parameters and local \
-                             arrays, not over an element or window of one; index it instead",
-                        );
-                        return None;
-                    }
                     let v = &self.vars[var];
                     if v.kind == VarKind::Real && (v.slice || !v.dims.is_empty()) {
                         return Some(var);
@@ -195,7 +197,8 @@ impl Lowering {
         None
     }
 
-    /// Every item of a slice or array: `xs[k]`.
+    /// Every item of a slice or array: `xs[k]`; of a row or window that a loop bound to a
+    /// name (`for row in rows { for x in row { … } }`): `rows[i][k]`, `xs[offset + k]`.
     fn source<'a>(
         &mut self,
         var: VarId,
@@ -204,15 +207,60 @@ impl Lowering {
         let count = self.let_int(span, |this| this.len_of(var, span));
         let v = &self.vars[var];
         let max_trips = (!v.slice).then(|| v.dims[0].clone());
-        Some((
-            count,
-            max_trips,
-            Plan::Element {
+        let plan = match self.aliases.get(&var).cloned() {
+            None => Plan::Element {
                 var,
+                prefix: Vec::new(),
                 pos: Pos::Counter,
             },
-            Vec::new(),
-        ))
+            Some(alias) => Plan::Element {
+                var: alias.var,
+                prefix: alias.prefix,
+                pos: match alias.offset {
+                    None => Pos::Counter,
+                    Some(by) => Pos::Shift {
+                        by,
+                        inner: Box::new(Pos::Counter),
+                    },
+                },
+            },
+        };
+        Some((count, max_trips, plan, Vec::new()))
+    }
+
+    /// `xs[a..b]`, `xs[a..]`, `xs[..b]` (also `..=`) as an iterable: the items of the range.
+    fn subslice<'a>(
+        &mut self,
+        index: &'a syn::ExprIndex,
+        range: &'a syn::ExprRange,
+    ) -> Option<(VarId, Option<TokenStream>, Plan<'a>, Vec<Stage<'a>>)> {
+        let span = index.bracket_token.span.join();
+        let var = self.sequence(&index.expr)?;
+        let (_, _, plan, _) = self.source(var, span)?;
+        let start = self.let_int(span, |this| match &range.start {
+            Some(start) => this.expr(start),
+            None => this.push(NodeKind::Const(quote!(0usize)), Num::Int, span),
+        });
+        let inclusive = matches!(range.limits, syn::RangeLimits::Closed(_));
+        let end = self.let_int(span, |this| match &range.end {
+            Some(end) => this.expr(end),
+            None => this.len_of(var, span),
+        });
+        let name = if inclusive {
+            "count_inclusive"
+        } else {
+            "count"
+        };
+        let count = self.let_int(span, |this| {
+            let a = this.read_var(start, span);
+            let b = this.read_var(end, span);
+            this.intrinsic(name, vec![a, b], span)
+        });
+        let plan = substitute(plan, &|inner| Pos::Shift {
+            by: start,
+            inner: Box::new(inner),
+        });
+        Some((count, None, plan, Vec::new()))
     }
 
     /// `receiver.method(args)` in a chain.
@@ -414,13 +462,13 @@ impl Lowering {
     /// `xs.len()`: the run-time length of a slice, the constant length of an array.
     pub(super) fn len_of(&mut self, var: VarId, span: Span) -> NodeId {
         if let Some(alias) = self.aliases.get(&var).cloned() {
-            return match alias.len {
-                Some(len) => self.read_var(len, span),
-                None => self.push(NodeKind::Const(quote!(0usize)), Num::Int, span),
-            };
+            if let Some(len) = alias.len {
+                return self.read_var(len, span);
+            }
+            // A row: its length is the placeholder's first dimension.
         }
         let v = &self.vars[var];
-        if v.slice {
+        if v.slice && !self.aliases.contains_key(&var) {
             self.push(NodeKind::Len(var), Num::Int, span)
         } else {
             let dim = v.dims.first().cloned().unwrap_or_else(|| quote!(0));
@@ -508,11 +556,13 @@ impl Lowering {
         span: Span,
     ) -> Option<Item<'a>> {
         Some(match plan {
-            Plan::Element { var, pos } => {
+            Plan::Element { var, prefix, pos } => {
                 let pos = self.position(pos, counter, span);
+                let mut prefix = prefix.clone();
+                prefix.push(pos);
                 Item::Alias(Alias {
                     var: *var,
-                    prefix: vec![pos],
+                    prefix,
                     offset: None,
                     len: None,
                 })
@@ -850,8 +900,9 @@ impl Lowering {
 /// Replaces every position of a plan by `f(position)`: an adapter applied on top.
 fn substitute<'a>(plan: Plan<'a>, f: &dyn Fn(Pos) -> Pos) -> Plan<'a> {
     match plan {
-        Plan::Element { var, pos } => Plan::Element {
+        Plan::Element { var, prefix, pos } => Plan::Element {
             var,
+            prefix,
             pos: replace_counter(pos, f),
         },
         Plan::Range { start, end, pos } => Plan::Range {

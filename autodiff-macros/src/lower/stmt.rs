@@ -420,6 +420,9 @@ impl Lowering {
             Pat::Type(typed) => (&*typed.pat, Some(&*typed.ty)),
             pat => (pat, None),
         };
+        if let (Pat::Slice(slice), Some(init)) = (pat, &local.init) {
+            return self.destructure(slice, &init.expr);
+        }
         let mutable = matches!(pat, Pat::Ident(pat) if pat.mutability.is_some());
         let ident = match pat {
             Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
@@ -603,6 +606,63 @@ impl Lowering {
             value: Some(value),
             nodes,
         });
+    }
+
+    /// `let [a, b, _] = w;` of an array: one `let` per named element, `let a = w[0];`.
+    fn destructure(&mut self, slice: &syn::PatSlice, init: &Expr) {
+        let Expr::Path(path) = strip_expr(init) else {
+            self.error(
+                init,
+                "#[grad] takes an array apart only when it is named (`let [a, b] = w;`)",
+            );
+            return;
+        };
+        let Some(ident) = path.path.get_ident() else {
+            self.error(init, "expected a local array or an array parameter");
+            return;
+        };
+        let Some(var) = self.scopes.lookup(ident) else {
+            self.error(
+                init,
+                format!("`{ident}` is not a local variable of this function"),
+            );
+            return;
+        };
+        let v = &self.vars[var];
+        let fits = !v.slice && v.dims.len() == 1 && !self.aliases.contains_key(&var);
+        if !fits {
+            self.error(
+                init,
+                "#[grad] takes apart one-dimensional arrays of `f64` (`let [a, b] = w;`)",
+            );
+            return;
+        }
+        let span = ident.span();
+        for (position, element) in slice.elems.iter().enumerate() {
+            let name = match element {
+                Pat::Ident(name) if name.subpat.is_none() && name.by_ref.is_none() => name,
+                Pat::Wild(_) => continue,
+                other => {
+                    self.error(other, "#[grad] binds array elements to names or `_`");
+                    continue;
+                }
+            };
+            let (value, nodes) = self.collect(|this| {
+                let index = this.push(NodeKind::Const(quote!(#position)), Num::Int, span);
+                let place = Place {
+                    var,
+                    indices: vec![index],
+                };
+                this.push(NodeKind::Read(place), Num::Real, span)
+            });
+            let element = self.declare(&name.ident, VarKind::Real, Vec::new(), Num::Real);
+            self.vars[element].mutable = name.mutability.is_some();
+            self.emit(Stmt::Let {
+                var: element,
+                value: Some(value),
+                nodes,
+            });
+        }
     }
 
     /// `let mut v = Vec::with_capacity(n);` (or `Vec::new()`), filled by `v.push(x)`. Its
