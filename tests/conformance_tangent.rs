@@ -13,8 +13,8 @@
 //!   is defined twice; the second replaces the first). Not counted: the `_fn` nested inside
 //!   `iterpower_with_nested_def` and the commented-out `test_subscript_overwrite`.
 //! - 104 translate to Rust: scalar (or array) inputs and one scalar output.
-//! - 97 of them pass (`PORTED` below; all are compiled and checked here).
-//! - 7 translate but `#[grad]` rejects them (compile errors, listed below). None is
+//! - 99 of them pass (`PORTED` below; all are compiled and checked here).
+//! - 5 translate but `#[grad]` rejects them (compile errors, listed below). None is
 //!   differentiated wrongly.
 //! - 37 do not translate (listed below).
 //!
@@ -40,14 +40,6 @@
 //!   inside the body — "#[grad] supports only `const` and `use` items inside the function;
 //!   move other items out of it"; as a closure `let _fn = |a: f64, n: f64| a * n;` —
 //!   "#[grad] supports closures only as arguments of iterator adapters …".
-//! - `unpacking_args_saxpy`: `fn unpacking_args_saxpy(abc_packed_in_tuple: (f64, f64, f64))
-//!   -> f64 { let (a, b, c) = abc_packed_in_tuple; a * b + c }` — "#[grad] parameters must
-//!   be `f64`, `[f64; N]` or `&[f64; N]` (also nested), slices …" and "#[grad] supports
-//!   only `let name = …;` (no destructuring patterns)"; with an array
-//!   `abc: [f64; 3]` and `let [a, b, c] = abc;` the second error remains.
-//! - `passthru_unpack`: `let (a, _b, _c) = abc_packed_in_tuple; a` — the same two errors
-//!   (tuple parameter, destructuring `let`); `let [a, _b, _c] = abc;` over `[f64; 3]`: the
-//!   destructuring error.
 //! - `stack_pushing`: `tangent.Stack` as a `Vec`:
 //!   `let mut stack = Vec::new(); let y = a * a; stack.push(a);
 //!   let aa = stack.pop().unwrap(); let mut z = y * aa; z = z * aa; z` —
@@ -61,6 +53,8 @@
 //!
 //! # Pass, but only in a less direct form (the direct form is rejected)
 //!
+//! - `unpacking_args_saxpy`, `passthru_unpack` take a tuple argument: ported with
+//!   `[f64; 3]` and `let [a, b, c] = abc;`.
 //! - `test_subscript2`, `test_subscript3` assign into their argument: over `&[f64]` with a
 //!   copy `let mut x = x.to_vec();` — "`to_vec` is not a method …", "`x` is not an array";
 //!   ported with `mut x: [f64; 3]`. `test_subscript3`'s `y = x ** 2.0` as
@@ -342,6 +336,20 @@ fn test_subscript2(mut x: [f64; 3]) -> f64 {
     let b = x[1];
     x[0] = a * b;
     x.iter().sum()
+}
+
+/// Tangent unpacks a tuple argument; a Rust tuple parameter is not supported, so the three
+/// values come as an array, taken apart the same way.
+#[grad]
+fn unpacking_args_saxpy(abc_packed_in_tuple: [f64; 3]) -> f64 {
+    let [a, b, c] = abc_packed_in_tuple;
+    a * b + c
+}
+
+#[grad]
+fn passthru_unpack(abc_packed_in_tuple: [f64; 3]) -> f64 {
+    let [a, _b, _c] = abc_packed_in_tuple;
+    a
 }
 
 #[grad]
@@ -1102,7 +1110,7 @@ fn check(case: &Case) -> Vec<String> {
 }
 
 /// The number of Tangent functions ported and checked here.
-const PORTED: usize = 97;
+const PORTED: usize = 99;
 
 /// The table. A function with an integer parameter has one case per integer (Tangent's 1, 2,
 /// 3); `functions` counts each function once.
@@ -1454,6 +1462,20 @@ fn cases() -> (Vec<Case>, usize) {
             let x0 = y[1] * y[2];
             t.var(0.0) + x0 * y[0] + x[1] * y[1] + x[2] * y[2]
         },
+        threes.clone(),
+    ));
+    cases.push(case(
+        "unpacking_args_saxpy",
+        |p| unpacking_args_saxpy(array(p)),
+        |p| unpacking_args_saxpy_grad(array(p)).split(),
+        |_, x| x[0] * x[1] + x[2],
+        threes.clone(),
+    ));
+    cases.push(case(
+        "passthru_unpack",
+        |p| passthru_unpack(array(p)),
+        |p| passthru_unpack_grad(array(p)).split(),
+        |t, x| t.var(0.0) + x[0],
         threes,
     ));
 
