@@ -61,22 +61,22 @@
 //!   `let y = x.map(|v| v.powf(2.0));` — "an iterator chain (`.map(..)`) must end in
 //!   `.sum()` …"; as `.collect::<Vec<f64>>()`: "#[grad] locals must be `f64`, `f64` arrays,
 //!   or integers and `bool` (constants)"; ported with a loop into `[0.0; 3]`.
-//! - `slicing` (`np.sum(x[1:])`): `x[1..].iter().sum()` — "#[grad] iterates over slice and
-//!   array parameters and local arrays of `f64`"; ported as `x.iter().skip(1).sum()`.
-//!   `rnn`'s `np.sum(h[1:])` likewise, ported as a loop over `1..4`.
+//! - `slicing` (`np.sum(x[1:])`): first rejected as `x[1..].iter().sum()`, which `#[grad]`
+//!   now takes (the port uses it). `rnn`'s `np.sum(h[1:])` is a loop over `1..4`.
 //! - `init_array_grad_maybe_active`: the row write `h[t] = [x[t]; 3];` — "`h` has 2
 //!   dimension(s): #[grad] reads and writes arrays one element at a time"; the sum
 //!   `h.iter().map(|row| row.iter().sum::<f64>()).sum()` — "#[grad] iterates over slice and
 //!   array parameters and local arrays, not over an element or window of one; index it
 //!   instead"; ported with element writes and index loops.
 //! - `tfe_reduce_sum`/`_mean`/`_max`: nested `for image in timage { for row in image { … } }`
-//!   — the "not over an element or window of one" error at `image`; ported with index loops.
+//!   was first rejected at `image` and is now supported (`tests/grad_runtime_loops.rs`);
+//!   the port keeps its index loops.
 //! - `_trace_mul`'s `del c` as `drop(c)` (`let c = 3;`) — "expected an `f64`, found an
 //!   integer: write a float literal such as `2.0`, or convert with `as f64`" (`drop` seems
 //!   to be taken for a call of a differentiable function); ported as `let _ = c;`.
 //! - Function names ending in `_` (`id_`, `sum_`): the generated `id__grad` and
-//!   `id__grad_into` trigger rustc's `non_snake_case` warning, and `#[allow(non_snake_case)]`
-//!   on the function does not reach them; they sit in a module that allows it.
+//!   `id__grad_into` triggered rustc's `non_snake_case` warning; the generated functions now
+//!   allow it.
 //!
 //! # Do not translate (37)
 //!
@@ -813,7 +813,7 @@ fn init_array_grad_maybe_active(x: &[f64]) -> f64 {
 
 #[grad]
 fn slicing(x: &[f64]) -> f64 {
-    x.iter().skip(1).sum()
+    x[1..].iter().sum()
 }
 
 /// Tangent's shapes: `inputs` 3×2, `W` 2×3, hidden state 4×3.
