@@ -427,6 +427,13 @@ impl Lowering {
         let Some(value) = &expr.expr else {
             return self.error(expr, "`return` needs a value");
         };
+        if self.closures > 0 {
+            return self.error(
+                expr,
+                "#[grad] does not support `return` inside a closure; write the closure's \
+                 body as one expression (`if c { a } else { b }`)",
+            );
+        }
         let Some((result, flag)) = self.early_return else {
             return self.error(expr, "`return` is not supported here");
         };

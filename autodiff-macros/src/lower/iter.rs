@@ -637,11 +637,13 @@ impl Lowering {
             Stage::Filter(closure) => {
                 let (cond, nodes) = self.collect(|this| {
                     this.scopes.push();
+                    this.closures += 1;
                     let item = this.share(&item);
                     if let Some(pat) = closure.inputs.first() {
                         this.bind(pat, item);
                     }
                     let cond = this.condition(&closure.body);
+                    this.closures -= 1;
                     this.scopes.pop();
                     cond
                 });
@@ -691,10 +693,12 @@ impl Lowering {
     fn apply<'a>(&mut self, closure: &syn::ExprClosure, item: Item<'a>) -> (NodeId, Vec<NodeId>) {
         self.collect(|this| {
             this.scopes.push();
+            this.closures += 1;
             if let Some(pat) = closure.inputs.first() {
                 this.bind(pat, item);
             }
             let value = this.expr(&closure.body);
+            this.closures -= 1;
             this.scopes.pop();
             value
         })
@@ -842,6 +846,7 @@ impl Lowering {
                 let (value, nodes) = match closure {
                     Some(closure) => this.collect(|this| {
                         this.scopes.push();
+                        this.closures += 1;
                         if let Some(pat) = closure.inputs.first() {
                             this.bind(pat, Item::Var(acc));
                         }
@@ -850,6 +855,7 @@ impl Lowering {
                         }
                         let value = this.expr(&closure.body);
                         let value = this.expect_real_node(value, &closure.body);
+                        this.closures -= 1;
                         this.scopes.pop();
                         value
                     }),

@@ -201,6 +201,8 @@ struct Lowering {
     flag_depth: HashMap<VarId, usize>,
     /// Parameters whose type was rejected: their uses are not reported again.
     silent: Vec<VarId>,
+    /// How many closure bodies enclose the code being lowered.
+    closures: usize,
 }
 
 /// A name bound by an iterator loop to part of a slice or array: `for x in xs` binds `x`
