@@ -445,3 +445,36 @@ fn array_destructuring() {
     assert_eq!(v, 11.0);
     assert_eq!(d, [3.0, 2.0, 1.0]);
 }
+
+/// Softmax cross-entropy with integer labels, a row dot product as an iterator, and a
+/// maximum by `fold(f64::NEG_INFINITY, f64::max)`.
+#[grad(wrt(w))]
+fn cross_entropy(w: &[[f64; 3]], xs: &[[f64; 3]], labels: &[usize]) -> f64 {
+    let mut total = 0.0;
+    for (x, &label) in xs.iter().zip(labels) {
+        let mut z = [0.0; 2];
+        for (k, row) in w.iter().enumerate() {
+            z[k] = row.iter().zip(x).map(|(a, b)| a * b).sum::<f64>();
+        }
+        let m = z.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let lse = z.iter().map(|v| (v - m).exp()).sum::<f64>().ln() + m;
+        total += lse - z[label];
+    }
+    total / xs.len() as f64
+}
+
+#[test]
+fn integer_labels_row_products_and_path_folds() {
+    let w = vec![[0.2, -0.3, 0.1], [0.5, 0.4, -0.2]];
+    let xs = vec![[1.0, 0.5, -1.0], [0.3, -0.7, 0.2], [-0.4, 0.9, 0.6]];
+    let labels = vec![0usize, 1, 1];
+    let (v, dw) = cross_entropy_grad(&w, &xs, &labels);
+    assert_eq!(v, cross_entropy(&w, &xs, &labels));
+    let flat: Vec<f64> = w.iter().flatten().copied().collect();
+    let got: Vec<f64> = dw.iter().flatten().copied().collect();
+    let f = |f: &[f64]| {
+        let w: Vec<[f64; 3]> = f.chunks(3).map(|c| [c[0], c[1], c[2]]).collect();
+        cross_entropy(&w, &xs, &labels)
+    };
+    assert_close(&got, &numeric(f, &flat), "cross_entropy");
+}

@@ -184,7 +184,8 @@ impl Lowering {
             if let Some(ident) = path.path.get_ident() {
                 if let Some(var) = self.scopes.lookup(ident) {
                     let v = &self.vars[var];
-                    if v.kind == VarKind::Real && (v.slice || !v.dims.is_empty()) {
+                    let numbers = matches!(v.kind, VarKind::Real | VarKind::Int);
+                    if numbers && (v.slice || !v.dims.is_empty()) {
                         return Some(var);
                     }
                 }
@@ -715,7 +716,8 @@ impl Lowering {
                 match item {
                     Item::Var(var) => self.scopes.bind(&ident.ident, var),
                     Item::Alias(alias) => {
-                        let placeholder = self.declare_hidden(VarKind::Real, Num::Real);
+                        let (kind, num) = (self.vars[alias.var].kind, self.var_nums[alias.var]);
+                        let placeholder = self.declare_hidden(kind, num);
                         let v = &self.vars[alias.var];
                         let dims = if alias.offset.is_some() {
                             v.dims.clone()
@@ -772,10 +774,11 @@ impl Lowering {
             }
             Item::Var(var) => self.collect(|this| this.read_var(var, span)),
             Item::Alias(alias) => self.collect(|this| {
-                let placeholder = this.declare_hidden(VarKind::Real, Num::Real);
+                let (kind, num) = (this.vars[alias.var].kind, this.var_nums[alias.var]);
+                let placeholder = this.declare_hidden(kind, num);
                 this.aliases.insert(placeholder, alias);
                 match this.alias_place(placeholder, &[], span) {
-                    Some(place) => this.push(NodeKind::Read(place), Num::Real, span),
+                    Some(place) => this.push(NodeKind::Read(place), num, span),
                     None => this.poisoned(span),
                 }
             }),
@@ -804,13 +807,24 @@ impl Lowering {
         if call.args.len() != expected {
             return self.error(call, format!("`{name}` takes {expected} argument(s)"));
         }
+        // `.fold(init, f64::max)`: a function path is the closure `|acc, x| f64::max(acc, x)`.
+        let from_path: Option<syn::ExprClosure> = match (name.as_str(), call.args.iter().nth(1)) {
+            ("fold", Some(Expr::Path(path))) => Some(syn::parse_quote!(
+                |__fold_acc, __fold_item| #path(__fold_acc, __fold_item)
+            )),
+            _ => None,
+        };
         let closure = if name == "fold" {
-            match strip(&call.args[1]) {
-                Expr::Closure(closure) if closure.inputs.len() == 2 => Some(closure),
-                other => return self.error(
-                    other,
-                    "#[grad] supports `.fold(init, |acc, x| …)` with a closure written in place",
-                ),
+            match (&from_path, strip(&call.args[1])) {
+                (Some(closure), _) => Some(closure),
+                (None, Expr::Closure(closure)) if closure.inputs.len() == 2 => Some(closure),
+                (None, other) => {
+                    return self.error(
+                        other,
+                        "#[grad] supports `.fold(init, |acc, x| …)` (or a function such as \
+                         `f64::max`) as the function of a fold",
+                    )
+                }
             }
         } else {
             None

@@ -105,6 +105,31 @@ fn array_dims(ty: &Type) -> Option<Vec<TokenStream>> {
     }
 }
 
+/// Whether a type is `[T]` or `Vec<T>` of a primitive integer type `T`.
+fn integer_slice(ty: &Type) -> bool {
+    let element = match ty {
+        Type::Slice(slice) => &*slice.elem,
+        Type::Path(path) if path.qself.is_none() => {
+            let Some(last) = path.path.segments.last() else {
+                return false;
+            };
+            match &last.arguments {
+                syn::PathArguments::AngleBracketed(args)
+                    if last.ident == "Vec" && args.args.len() == 1 =>
+                {
+                    match &args.args[0] {
+                        syn::GenericArgument::Type(ty) => ty,
+                        _ => return false,
+                    }
+                }
+                _ => return false,
+            }
+        }
+        _ => return false,
+    };
+    is_integer(element)
+}
+
 /// The element dimensions of `[f64]`, `[[f64; N]]`, `Vec<f64>`, `Vec<[f64; N]>` (empty for
 /// `f64` elements), or `None` for another type.
 fn slice_element(ty: &Type) -> Option<Vec<TokenStream>> {

@@ -87,6 +87,10 @@ impl Lowering {
             } else if let (Type::Reference(_), Some(dims)) = (ty, slice_element(referenced)) {
                 slice = true;
                 (VarKind::Real, dims, Num::Real)
+            } else if let (Type::Reference(_), true) = (ty, integer_slice(referenced)) {
+                // `&[usize]` (labels, indices): data, never differentiated.
+                slice = true;
+                (VarKind::Int, Vec::new(), Num::Int)
             } else if is_integer(ty) {
                 (VarKind::Int, Vec::new(), Num::Int)
             } else if is_bool(ty) {
