@@ -7,13 +7,17 @@
 //! `Value` engine (micrograd's way) and compares the time per step, with a hand-written
 //! backpropagation as the reference, and finally draws the decision boundary (in the
 //! terminal, and as an SVG file).
+//!
+//! The training uses `loss_slices`, the loss written over slices of samples (`xs.len()` is
+//! known only at run time), as it would be for a data set read from a file. The
+//! constant-size `loss` (`SAMPLES` fixed at compile time) is timed next to it.
 
 #[path = "moons_model/mod.rs"]
 mod model;
 
 use model::{
-    accuracy, init, loss, loss_backprop, loss_backprop_dense, loss_grad, loss_value, moons, score,
-    PARAMS,
+    accuracy, init, loss, loss_backprop, loss_backprop_dense, loss_grad, loss_slices,
+    loss_slices_grad, loss_value, moons, score, PARAMS,
 };
 use std::time::{Duration, Instant};
 
@@ -56,13 +60,36 @@ fn main() {
         xs.len()
     );
 
-    println!("training with #[grad]:");
-    let (p, grad_time) = train(|p| loss_grad(p, &xs, &ys), &xs, &ys, true);
+    // The data as a user with a data set of any size holds it: slices.
+    let (xs_slice, ys_slice): (&[[f64; 2]], &[f64]) = (&xs, &ys);
+
+    // The first call on a thread grows the workspace the gradient keeps its saved values
+    // on; later calls reuse it. Make that first call outside the timed training.
+    let _ = loss_slices_grad(&init(INIT_SEED), xs_slice, ys_slice);
+
+    println!("training with #[grad] (loss over slices of samples):");
+    let (p, grad_time) = train(|p| loss_slices_grad(p, xs_slice, ys_slice), &xs, &ys, true);
     let final_accuracy = accuracy(&p, &xs, &ys);
     println!(
         "final loss {:.6}, training accuracy {:.0}%\n",
-        loss(&p, &xs, &ys),
+        loss_slices(&p, xs_slice, ys_slice),
         100.0 * final_accuracy
+    );
+    let (p_constant, constant_time) = train(|p| loss_grad(p, &xs, &ys), &xs, &ys, false);
+    let apart = p
+        .iter()
+        .zip(&p_constant)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    let same_loss =
+        loss(&p_constant, &xs, &ys).to_bits() == loss_slices(&p, xs_slice, ys_slice).to_bits();
+    println!(
+        "trained again with the constant-size loss: parameters {apart:.1e} apart, final loss {}\n",
+        if same_loss {
+            "equal bit for bit"
+        } else {
+            "different"
+        }
     );
 
     println!("training the same model with the Value engine (micrograd's way)...");
@@ -78,7 +105,11 @@ fn main() {
 
     let per_step = |t: Duration| t.as_secs_f64() * 1e6 / STEPS as f64;
     println!("gradient time per step (100 samples, 337 parameters):");
-    println!("  #[grad]               {:10.1} µs", per_step(grad_time));
+    println!("  #[grad], slices       {:10.1} µs", per_step(grad_time));
+    println!(
+        "  #[grad], constant     {:10.1} µs",
+        per_step(constant_time)
+    );
     println!("  hand-written, dense   {:10.1} µs", per_step(dense_time));
     println!(
         "  hand-written, sparse  {:10.1} µs  (skips inactive samples and units)",
@@ -92,12 +123,82 @@ fn main() {
         ratio(grad_time, dense_time),
         ratio(grad_time, backprop_time)
     );
+    let (slices, constant, dense) = interleaved(&p0(), xs_slice, ys_slice);
+    println!(
+        "  interleaved, median per gradient: slices {slices:.1} µs, constant {constant:.1} µs, \
+         dense {dense:.1} µs"
+    );
+    println!(
+        "  slices / constant = {:.2}x;  slices / dense = {:.2}x;  constant / dense = {:.2}x\n",
+        slices / constant,
+        slices / dense,
+        constant / dense
+    );
 
     print_boundary(&p, &xs, &ys);
     match write_svg(&p, &xs, &ys) {
         Ok(path) => println!("\ndecision boundary written to {path}"),
         Err(error) => println!("\ncould not write the SVG: {error}"),
     }
+}
+
+/// The starting parameters.
+fn p0() -> [f64; PARAMS] {
+    init(INIT_SEED)
+}
+
+/// Time per gradient (µs) of the slice loss, the constant-size loss and the dense
+/// hand-written backpropagation at `p`: the median over rounds, each round timing a batch
+/// of each in turn (the order rotating), so that a slow spell of the machine falls on all
+/// three alike.
+fn interleaved(p: &[f64; PARAMS], xs: &[[f64; 2]], ys: &[f64]) -> (f64, f64, f64) {
+    use std::hint::black_box;
+    const ROUNDS: usize = 31;
+    const BATCH: u32 = 40;
+    let xs_array: &[[f64; 2]; 100] = xs.try_into().expect("100 samples");
+    let ys_array: &[f64; 100] = ys.try_into().expect("100 samples");
+    // Each result goes to `black_box` whole, so that no part of a gradient can be skipped.
+    let contenders: [&dyn Fn(); 3] = [
+        &|| {
+            black_box(&loss_slices_grad(
+                black_box(p),
+                black_box(xs),
+                black_box(ys),
+            ));
+        },
+        &|| {
+            black_box(&loss_grad(
+                black_box(p),
+                black_box(xs_array),
+                black_box(ys_array),
+            ));
+        },
+        &|| {
+            black_box(&loss_backprop_dense(
+                black_box(p),
+                black_box(xs_array),
+                black_box(ys_array),
+            ));
+        },
+    ];
+    let mut samples = [[0.0; ROUNDS]; 3];
+    // Indexed by round and by contender, the rotation mixing the two.
+    #[allow(clippy::needless_range_loop)]
+    for round in 0..ROUNDS {
+        for k in 0..3 {
+            let i = (k + round) % 3;
+            let start = Instant::now();
+            for _ in 0..BATCH {
+                contenders[i]();
+            }
+            samples[i][round] = start.elapsed().as_secs_f64() * 1e6 / f64::from(BATCH);
+        }
+    }
+    let [slices, constant, dense] = samples.map(|mut s| {
+        s.sort_by(f64::total_cmp);
+        s[ROUNDS / 2]
+    });
+    (slices, constant, dense)
 }
 
 /// The plane from (-1.5, -1) to (2.5, 1.5), as (columns, rows) of cells.

@@ -5,7 +5,10 @@
 #[path = "../examples/moons_model/mod.rs"]
 mod model;
 
-use model::{init, loss, loss_backprop, loss_backprop_dense, loss_grad, loss_value, moons};
+use model::{
+    init, loss, loss_backprop, loss_backprop_dense, loss_grad, loss_slices, loss_slices_grad,
+    loss_slices_grad_into, loss_value, moons, PARAMS,
+};
 
 fn assert_gradients_close(actual: &[f64], expected: &[f64], tolerance: f64, what: &str) {
     assert_eq!(actual.len(), expected.len());
@@ -39,6 +42,100 @@ fn moons_gradient_matches_value_and_backprop() {
             }
         }
     }
+}
+
+#[test]
+fn slice_loss_matches_the_constant_size_loss() {
+    let (xs, ys) = moons(1337);
+    // The data as slices of a run-time length, in `Vec`s as a data set read from a file.
+    let (xs_vec, ys_vec) = (xs.to_vec(), ys.to_vec());
+    for seed in [7, 11, 2024] {
+        let mut p = init(seed);
+        // The same points as above: the initial parameters, then one gradient step on.
+        for round in 0..2 {
+            let (value, grad) = loss_grad(&p, &xs, &ys);
+            let (slice_value, slice_grad) = loss_slices_grad(&p, &xs_vec, &ys_vec);
+            let what = format!("seed {seed} round {round}");
+            assert_eq!(
+                slice_value.to_bits(),
+                value.to_bits(),
+                "{what}: value against the constant-size gradient"
+            );
+            assert_eq!(
+                slice_value.to_bits(),
+                loss_slices(&p, &xs_vec, &ys_vec).to_bits(),
+                "{what}: value against the primal"
+            );
+            assert_eq!(
+                loss_slices(&p, &xs_vec, &ys_vec).to_bits(),
+                loss(&p, &xs, &ys).to_bits(),
+                "{what}: the two primals"
+            );
+            assert_gradients_close(&slice_grad, &grad, 1e-9, "slices against constant");
+            let (_, by_hand) = loss_backprop(&p, &xs, &ys);
+            assert_gradients_close(&slice_grad, &by_hand, 1e-9, "slices against backprop");
+            let (_, dense) = loss_backprop_dense(&p, &xs, &ys);
+            assert_gradients_close(&slice_grad, &dense, 1e-9, "slices against dense");
+
+            // The allocation-free form adds the same gradient into a zeroed buffer, and
+            // gives the same value on a second call (the workspace is reused).
+            let mut buffer = [0.0; PARAMS];
+            let into_value = loss_slices_grad_into(&p, &xs_vec, &ys_vec, &mut buffer);
+            assert_eq!(
+                into_value.to_bits(),
+                value.to_bits(),
+                "{what}: _grad_into value"
+            );
+            assert_gradients_close(&buffer, &slice_grad, 0.0, "_grad_into against _grad");
+            let mut again = [0.0; PARAMS];
+            let again_value = loss_slices_grad_into(&p, &xs_vec, &ys_vec, &mut again);
+            assert_eq!(
+                again_value.to_bits(),
+                value.to_bits(),
+                "{what}: second call"
+            );
+            assert_eq!(again, buffer, "{what}: second call's gradient");
+
+            for (q, g) in p.iter_mut().zip(grad) {
+                *q -= 0.5 * g;
+            }
+        }
+    }
+}
+
+#[test]
+fn slice_loss_takes_any_number_of_samples() {
+    // Fewer samples than the constant-size loss is built for: the first 37, and none.
+    let (xs, ys) = moons(5);
+    let p = init(3);
+    let n = 37;
+    let (value, grad) = loss_slices_grad(&p, &xs[..n], &ys[..n]);
+    assert_eq!(
+        value.to_bits(),
+        loss_slices(&p, &xs[..n], &ys[..n]).to_bits()
+    );
+    // Central differences (the loss is piecewise quadratic in `p`, so they are accurate
+    // away from the kinks).
+    let h = 1e-6;
+    for k in [0, 5, 50, 200, PARAMS - 1] {
+        let mut plus = p;
+        let mut minus = p;
+        plus[k] += h;
+        minus[k] -= h;
+        let numeric = (loss_slices(&plus, &xs[..n], &ys[..n])
+            - loss_slices(&minus, &xs[..n], &ys[..n]))
+            / (2.0 * h);
+        assert!(
+            (grad[k] - numeric).abs() <= 1e-6 * numeric.abs().max(1.0),
+            "parameter {k}: {} vs {numeric}",
+            grad[k]
+        );
+    }
+    // No samples: the mean of nothing is 0/0, NaN in the gradient as in the primal (whose
+    // sign bit Rust leaves unspecified).
+    let (empty_value, empty_grad) = loss_slices_grad(&p, &[], &[]);
+    assert!(empty_value.is_nan() && loss_slices(&p, &[], &[]).is_nan());
+    assert_eq!(empty_grad.len(), PARAMS);
 }
 
 #[test]

@@ -6,6 +6,10 @@
 //! and the difference must be zero. The same counter is shown to register the allocations
 //! of a `Vec`, of `Value` and of `Tape`, so a zero is a real measurement and not a counter
 //! that never moves.
+//!
+//! Gradients with loops of run-time length (over slices, `while`, iterator reductions) keep
+//! their saved values on a thread-local workspace that grows on the first call of a thread;
+//! their `_grad_into` forms are measured after that first call, and allocate nothing.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -259,4 +263,148 @@ fn gradients_with_loops_and_arrays_do_not_allocate() {
     assert_eq!(value, layer(&w, &x));
     // ∂/∂w[j][i] = x[i] · (tanh'(h[j]) or -0.1): nonzero wherever x[i] is.
     assert!(grad.iter().flatten().filter(|g| **g != 0.0).count() == WIDTH * WIDTH);
+}
+
+// ---------------------------------------------------------------------------------------
+// Loops of run-time length: the reverse sweep's values go to a workspace taken from a
+// thread-local pool and given back, with its capacity, when the gradient returns. The
+// first call on a thread grows it; from then on `_grad_into`, which writes the partials
+// into buffers the caller owns, allocates nothing.
+
+/// A `for` over a slice (`iter().zip()`), with a branch and a local array inside.
+#[grad(wrt(w))]
+fn slice_loop(w: &[f64; 3], xs: &[[f64; 2]], ys: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for (x, &y) in xs.iter().zip(ys) {
+        let h = [(w[0] * x[0]).tanh(), (w[1] * x[1]).sin()];
+        let out = h[0] * h[1] + w[2];
+        if out > y {
+            total += (out - y).powi(2);
+        } else {
+            total += 0.5 * (y - out);
+        }
+    }
+    total / xs.len() as f64
+}
+
+/// A `while` whose trip count is known only when it ends, over a slice parameter too.
+#[grad]
+fn while_loop(a: f64, xs: &[f64]) -> f64 {
+    let mut y = a;
+    let mut k = 0;
+    while k < xs.len() && y.abs() < 1e3 {
+        y = y * xs[k].cos() + (a * y).sin();
+        k += 1;
+    }
+    y
+}
+
+/// Iterator reductions: `map(..).sum()`, `fold` and `product`.
+#[grad]
+fn reductions(w: f64, xs: &[f64]) -> f64 {
+    let s = xs.iter().map(|x| (w * x).tanh()).sum::<f64>();
+    let m = xs.iter().fold(0.0, |acc, &x| 0.9 * acc + (x - w).powi(2));
+    let p = xs.iter().map(|x| 1.0 + 0.01 * w * x).product::<f64>();
+    s + m * p
+}
+
+fn sample_slices(n: usize) -> (Vec<[f64; 2]>, Vec<f64>, Vec<f64>) {
+    let xs = (0..n)
+        .map(|i| [(i as f64 * 0.3).sin(), (i as f64 * 0.7).cos()])
+        .collect();
+    let ys = (0..n).map(|i| (i as f64 * 0.11).cos()).collect();
+    let flat = (0..n).map(|i| 0.5 + (i as f64 * 0.9).sin()).collect();
+    (xs, ys, flat)
+}
+
+/// Calls the three `_grad_into` functions once, adding into the buffers.
+fn run_time_loop_calls(
+    xs: &[[f64; 2]],
+    ys: &[f64],
+    flat: &[f64],
+    dw: &mut [f64; 3],
+    dxs: &mut [f64],
+) -> f64 {
+    let (mut da, mut dw_scalar) = (0.0, 0.0);
+    let mut total = slice_loop_grad_into(black_box(&[0.3, -0.8, 0.1]), xs, ys, dw);
+    total += while_loop_grad_into(black_box(0.7), flat, &mut da, dxs);
+    total += reductions_grad_into(black_box(0.4), flat, &mut dw_scalar, dxs);
+    total + da + dw_scalar
+}
+
+#[test]
+fn run_time_loops_do_not_allocate_after_the_first_call() {
+    // On a thread of its own, so that its workspace pool starts empty and the first call
+    // is seen to grow it.
+    std::thread::spawn(|| {
+        let (xs, ys, flat) = sample_slices(1000);
+        let mut dw = [0.0; 3];
+        let mut dxs = vec![0.0; flat.len()];
+        let (first, _) = allocations_in(|| run_time_loop_calls(&xs, &ys, &flat, &mut dw, &mut dxs));
+        assert!(first >= 1, "the first call did not grow the workspace");
+
+        let (count, total) = allocations_in(|| {
+            let mut total = 0.0;
+            for _ in 0..100 {
+                total += run_time_loop_calls(&xs, &ys, &flat, &mut dw, &mut dxs);
+            }
+            black_box(total)
+        });
+        assert_eq!(
+            count, 0,
+            "run-time loops allocated {count} times in 100 calls"
+        );
+        assert!(total.is_finite() && total != 0.0, "total = {total}");
+
+        // Shorter slices reuse the capacity too.
+        let (count, _) = allocations_in(|| {
+            run_time_loop_calls(&xs[..10], &ys[..10], &flat[..10], &mut dw, &mut dxs[..10])
+        });
+        assert_eq!(count, 0, "a shorter slice allocated {count} times");
+    })
+    .join()
+    .expect("the measuring thread");
+}
+
+#[test]
+fn run_time_loops_compute_the_right_thing() {
+    let (xs, ys, flat) = sample_slices(40);
+    let h = 1e-6;
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-6 * b.abs().max(1.0);
+
+    let w = [0.3, -0.8, 0.1];
+    let mut dw = [0.0; 3];
+    let value = slice_loop_grad_into(&w, &xs, &ys, &mut dw);
+    assert_eq!(value, slice_loop(&w, &xs, &ys));
+    for i in 0..3 {
+        let (mut plus, mut minus) = (w, w);
+        plus[i] += h;
+        minus[i] -= h;
+        let fd = (slice_loop(&plus, &xs, &ys) - slice_loop(&minus, &xs, &ys)) / (2.0 * h);
+        assert!(close(dw[i], fd), "slice_loop w[{i}]: {} vs {fd}", dw[i]);
+    }
+
+    let (mut da, mut dxs) = (0.0, vec![0.0; flat.len()]);
+    let value = while_loop_grad_into(0.7, &flat, &mut da, &mut dxs);
+    assert_eq!(value, while_loop(0.7, &flat));
+    let fd = (while_loop(0.7 + h, &flat) - while_loop(0.7 - h, &flat)) / (2.0 * h);
+    assert!(close(da, fd), "while_loop a: {da} vs {fd}");
+    let mut plus = flat.clone();
+    let mut minus = flat.clone();
+    plus[3] += h;
+    minus[3] -= h;
+    let fd = (while_loop(0.7, &plus) - while_loop(0.7, &minus)) / (2.0 * h);
+    assert!(close(dxs[3], fd), "while_loop xs[3]: {} vs {fd}", dxs[3]);
+
+    let (mut dw, mut dxs) = (0.0, vec![0.0; flat.len()]);
+    let value = reductions_grad_into(0.4, &flat, &mut dw, &mut dxs);
+    assert_eq!(value, reductions(0.4, &flat));
+    let fd = (reductions(0.4 + h, &flat) - reductions(0.4 - h, &flat)) / (2.0 * h);
+    assert!(close(dw, fd), "reductions w: {dw} vs {fd}");
+    let mut plus = flat.clone();
+    let mut minus = flat.clone();
+    plus[7] += h;
+    minus[7] -= h;
+    let fd = (reductions(0.4, &plus) - reductions(0.4, &minus)) / (2.0 * h);
+    assert!(close(dxs[7], fd), "reductions xs[7]: {} vs {fd}", dxs[7]);
 }

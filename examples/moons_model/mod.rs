@@ -106,6 +106,46 @@ pub fn loss(p: &[f64; PARAMS], xs: &[[f64; 2]; SAMPLES], ys: &[f64; SAMPLES]) ->
     data_loss / (SAMPLES as f64) + ALPHA * penalty
 }
 
+/// The same training loss over a data set of any size, as a user with a real data set
+/// writes it: the samples are slices, and the loop over them runs `xs.len()` times (a
+/// run-time bound; the layers' loops keep their constant `HIDDEN` bounds). Its value is
+/// `loss`'s bit for bit on the same data; its gradient keeps the values of the sample loop
+/// on the gradient's reusable workspace instead of in stack arrays.
+#[grad(wrt(p))]
+pub fn loss_slices(p: &[f64; PARAMS], xs: &[[f64; 2]], ys: &[f64]) -> f64 {
+    let mut data_loss = 0.0;
+    for (x, &y) in xs.iter().zip(ys) {
+        let mut h1 = [0.0; HIDDEN];
+        for j in 0..HIDDEN {
+            let unit = L1 + j * (INPUTS + 1);
+            let mut act = p[unit + INPUTS];
+            for i in 0..INPUTS {
+                act += p[unit + i] * x[i];
+            }
+            h1[j] = act.relu();
+        }
+        let mut h2 = [0.0; HIDDEN];
+        for j in 0..HIDDEN {
+            let unit = L2 + j * (HIDDEN + 1);
+            let mut act = p[unit + HIDDEN];
+            for k in 0..HIDDEN {
+                act += p[unit + k] * h1[k];
+            }
+            h2[j] = act.relu();
+        }
+        let mut score = p[L3 + HIDDEN];
+        for k in 0..HIDDEN {
+            score += p[L3 + k] * h2[k];
+        }
+        data_loss += (1.0 - y * score).relu();
+    }
+    let mut penalty = 0.0;
+    for q in 0..PARAMS {
+        penalty += p[q] * p[q];
+    }
+    data_loss / (xs.len() as f64) + ALPHA * penalty
+}
+
 /// One forward pass through the network, keeping what backpropagation needs.
 pub struct Activations {
     /// First hidden layer, before and after the ReLU.

@@ -1,0 +1,518 @@
+//! Loops of run-time length against the same computations with constant bounds.
+//!
+//! `#[grad]` keeps what the reverse sweep needs from a loop of constant length in stack
+//! arrays, and from a loop whose trip count is known only at run time (a slice's length, a
+//! parameter, an iterator) on a reusable workspace. Each [`Comparison`] here puts
+//! contenders computing the same gradient side by side:
+//!
+//! - [`moons`]: micrograd's moons loss (337 parameters, 100 samples), with the samples as
+//!   slices (`loss_slices`) and as fixed-size arrays (`loss`), against the dense
+//!   hand-written backpropagation;
+//! - [`chain`]: a loss written as an iterator chain
+//!   (`xs.iter().zip(ys).map(..).sum::<f64>()`) against the same loss as an index loop
+//!   (`for i in 0..xs.len()`);
+//! - [`trip_count`]: a recurrence run `n` times (`n` a parameter), and a loop over a slice,
+//!   against the same loops with constant bounds and the same trip count.
+//!
+//! `examples/runtime_lengths.rs` times them interleaved in one process and counts the heap
+//! allocations of the `_grad_into` functions; `benches/runtime_lengths.rs` runs them under
+//! criterion; `tests/runtime_lengths.rs` checks that the contenders of a comparison compute
+//! the same gradient.
+
+use std::cell::RefCell;
+use std::hint::black_box;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+/// The moons model of `examples/moons.rs`, shared with that example and `tests/moons.rs`.
+#[path = "../../examples/moons_model/mod.rs"]
+pub mod moons_model;
+
+pub mod layouts;
+
+/// A loss over samples `(xs, ys)` with `N` parameters: its value and gradient.
+pub type LossGradient<const N: usize> = fn(&[f64; N], &[[f64; 2]], &[f64]) -> (f64, [f64; N]);
+
+/// A loss over samples with `N` parameters: adds its gradient to the buffer, returns its
+/// value (a `_grad_into` function).
+pub type LossGradientInto<const N: usize> =
+    fn(&[f64; N], &[[f64; 2]], &[f64], &mut [f64; N]) -> f64;
+
+/// One way of computing a gradient: a call with opaque inputs whose whole result goes to
+/// [`black_box`].
+pub struct Contender {
+    /// The column heading.
+    pub label: &'static str,
+    /// One call.
+    pub call: Box<dyn Fn()>,
+}
+
+impl Contender {
+    fn new(label: &'static str, call: impl Fn() + 'static) -> Self {
+        Contender {
+            label,
+            call: Box::new(call),
+        }
+    }
+
+    /// The time of `iterations` calls.
+    #[must_use]
+    pub fn time(&self, iterations: u64) -> Duration {
+        let call = &self.call;
+        let start = Instant::now();
+        for _ in 0..iterations {
+            call();
+        }
+        start.elapsed()
+    }
+}
+
+/// A ratio of two contenders' times to print, with the issue's target for it if it has one.
+pub struct Target {
+    /// The contender timed (an index into [`Comparison::contenders`]).
+    pub numerator: usize,
+    /// The contender it is compared with.
+    pub denominator: usize,
+    /// The largest ratio that meets the target; `None` for a ratio shown for information.
+    pub at_most: Option<f64>,
+}
+
+/// Contenders computing the same gradient, and the targets for their ratios.
+pub struct Comparison {
+    /// A short name.
+    pub name: &'static str,
+    /// What is computed.
+    pub formula: &'static str,
+    /// The contenders, timed side by side.
+    pub contenders: Vec<Contender>,
+    /// The `_grad_into` calls of the `#[grad]` functions with run-time loops, each writing
+    /// into a buffer it owns: their heap allocations per call are counted.
+    pub into_calls: Vec<Contender>,
+    /// The ratios to print.
+    pub targets: Vec<Target>,
+}
+
+/// Every comparison, in the order of the tables.
+#[must_use]
+pub fn all() -> Vec<Comparison> {
+    vec![
+        moons::comparison(),
+        chain::comparison(),
+        trip_count::comparison(),
+    ]
+}
+
+/// Calls per batch of `contender`: grown until a batch lasts `batch`.
+#[must_use]
+pub fn calibrate(contender: &Contender, batch: Duration) -> u64 {
+    let mut iterations = 1;
+    loop {
+        let elapsed = contender.time(iterations);
+        if elapsed >= batch || iterations >= 1 << 40 {
+            return iterations;
+        }
+        let scale = (batch.as_secs_f64() / elapsed.as_secs_f64().max(1e-9)).clamp(1.5, 16.0);
+        iterations = ((iterations as f64) * scale).ceil() as u64;
+    }
+}
+
+/// The median nanoseconds per call of each contender, over `rounds` rounds; each round
+/// times one batch (about `batch` long) of every contender, in an order that rotates from
+/// round to round, so that a slow spell of the machine falls on all of them alike.
+#[must_use]
+pub fn measure(comparison: &Comparison, rounds: usize, batch: Duration) -> Vec<f64> {
+    let contenders = &comparison.contenders;
+    let iterations: Vec<u64> = contenders.iter().map(|c| calibrate(c, batch)).collect();
+    let mut samples = vec![Vec::with_capacity(rounds); contenders.len()];
+    for round in 0..rounds {
+        for k in 0..contenders.len() {
+            let i = (k + round) % contenders.len();
+            let elapsed = contenders[i].time(iterations[i]);
+            samples[i].push(elapsed.as_secs_f64() * 1e9 / iterations[i] as f64);
+        }
+    }
+    samples
+        .into_iter()
+        .map(|mut s| {
+            s.sort_by(f64::total_cmp);
+            s[s.len() / 2]
+        })
+        .collect()
+}
+
+/// The moons loss of `examples/moons.rs`: samples as slices, as arrays, and by hand.
+pub mod moons {
+    use super::moons_model::{
+        init, loss_backprop_dense, loss_grad, loss_slices_grad, loss_slices_grad_into, moons,
+        PARAMS,
+    };
+    use super::*;
+
+    /// The contenders: `loss_slices_grad` (samples as slices), `loss_grad` (samples as
+    /// `[_; 100]` arrays), the dense hand-written backpropagation,
+    /// `loss_slices_grad_into` into a buffer zeroed before each call, and the generated
+    /// code written out by hand with two other layouts of its saved values
+    /// ([`layouts`]).
+    #[must_use]
+    pub fn comparison() -> Comparison {
+        let (xs, ys) = moons(1337);
+        let p = init(7);
+        let (xs_vec, ys_vec) = (Rc::new(xs.to_vec()), Rc::new(ys.to_vec()));
+        let slices = {
+            let (xs, ys) = (Rc::clone(&xs_vec), Rc::clone(&ys_vec));
+            move || {
+                black_box(&loss_slices_grad(
+                    black_box(&p),
+                    black_box(&xs[..]),
+                    black_box(&ys[..]),
+                ));
+            }
+        };
+        let constant = move || {
+            black_box(&loss_grad(black_box(&p), black_box(&xs), black_box(&ys)));
+        };
+        let dense = move || {
+            black_box(&loss_backprop_dense(
+                black_box(&p),
+                black_box(&xs),
+                black_box(&ys),
+            ));
+        };
+        let layout = |f: LossGradient<PARAMS>| {
+            let (xs, ys) = (Rc::clone(&xs_vec), Rc::clone(&ys_vec));
+            move || {
+                black_box(&f(black_box(&p), black_box(&xs[..]), black_box(&ys[..])));
+            }
+        };
+        let into = || {
+            let (xs_vec, ys_vec) = (Rc::clone(&xs_vec), Rc::clone(&ys_vec));
+            let buffer = RefCell::new([0.0; PARAMS]);
+            move || {
+                let mut buffer = buffer.borrow_mut();
+                buffer.fill(0.0);
+                black_box(loss_slices_grad_into(
+                    black_box(&p),
+                    black_box(&xs_vec[..]),
+                    black_box(&ys_vec[..]),
+                    &mut buffer,
+                ));
+                black_box(&*buffer);
+            }
+        };
+        Comparison {
+            name: "moons",
+            formula: "micrograd's moons loss, 2-16-16-1 ReLU MLP, 337 parameters, 100 samples",
+            contenders: vec![
+                Contender::new("#[grad] slices", slices),
+                Contender::new("#[grad] constant", constant),
+                Contender::new("hand-written dense", dense),
+                Contender::new("slices _grad_into", into()),
+                Contender::new("slab layout", layout(super::layouts::slab)),
+                Contender::new("frame layout", layout(super::layouts::frames)),
+            ],
+            into_calls: vec![Contender::new("loss_slices_grad_into", into())],
+            targets: vec![
+                Target {
+                    numerator: 0,
+                    denominator: 1,
+                    at_most: Some(1.2),
+                },
+                Target {
+                    numerator: 0,
+                    denominator: 2,
+                    at_most: Some(1.2),
+                },
+                Target {
+                    numerator: 4,
+                    denominator: 1,
+                    at_most: None,
+                },
+                Target {
+                    numerator: 5,
+                    denominator: 1,
+                    at_most: None,
+                },
+            ],
+        }
+    }
+}
+
+/// A loss over samples written as an iterator chain and as an index loop.
+pub mod chain {
+    use super::*;
+    use autodiff::prelude::*;
+
+    /// Samples.
+    pub const SAMPLES: usize = 1000;
+
+    /// The mean squared error of a tanh unit, as an iterator chain.
+    #[grad(wrt(w))]
+    pub fn chain_loss(w: &[f64; 3], xs: &[[f64; 2]], ys: &[f64]) -> f64 {
+        xs.iter()
+            .zip(ys)
+            .map(|(x, &y)| ((w[0] * x[0] + w[1] * x[1] + w[2]).tanh() - y).powi(2))
+            .sum::<f64>()
+            / xs.len() as f64
+    }
+
+    /// The same loss as an index loop.
+    #[grad(wrt(w))]
+    #[allow(clippy::needless_range_loop)]
+    pub fn index_loss(w: &[f64; 3], xs: &[[f64; 2]], ys: &[f64]) -> f64 {
+        let mut total = 0.0;
+        for i in 0..xs.len() {
+            total += ((w[0] * xs[i][0] + w[1] * xs[i][1] + w[2]).tanh() - ys[i]).powi(2);
+        }
+        total / xs.len() as f64
+    }
+
+    /// The same loss and gradient by hand: one pass, the gradient accumulated as it goes.
+    #[must_use]
+    pub fn hand_written(w: &[f64; 3], xs: &[[f64; 2]], ys: &[f64]) -> (f64, [f64; 3]) {
+        let mut total = 0.0;
+        let mut grad = [0.0; 3];
+        let scale = 1.0 / xs.len() as f64;
+        for (x, &y) in xs.iter().zip(ys) {
+            let t = (w[0] * x[0] + w[1] * x[1] + w[2]).tanh();
+            let e = t - y;
+            total += e * e;
+            let dz = 2.0 * e * (1.0 - t * t) * scale;
+            grad[0] += dz * x[0];
+            grad[1] += dz * x[1];
+            grad[2] += dz;
+        }
+        (total * scale, grad)
+    }
+
+    /// The data: `n` points and noisy targets in (-1, 1).
+    #[must_use]
+    pub fn data(n: usize) -> (Vec<[f64; 2]>, Vec<f64>) {
+        let xs: Vec<[f64; 2]> = (0..n)
+            .map(|i| [(i as f64 * 0.7).sin(), (i as f64 * 0.3).cos()])
+            .collect();
+        let ys = xs
+            .iter()
+            .enumerate()
+            .map(|(i, x)| (0.8 * x[0] - 0.5 * x[1] + 0.1 + 0.05 * (i as f64).sin()).tanh())
+            .collect();
+        (xs, ys)
+    }
+
+    /// The point where the gradient is taken.
+    pub const W: [f64; 3] = [0.3, -0.2, 0.1];
+
+    /// The contenders: the chain and the index loop (`_grad`, which allocates nothing for
+    /// an array parameter), and the hand-written gradient.
+    #[must_use]
+    pub fn comparison() -> Comparison {
+        let (xs, ys) = data(SAMPLES);
+        let (xs, ys) = (Rc::new(xs), Rc::new(ys));
+        let call = |f: LossGradient<3>| {
+            let (xs, ys) = (Rc::clone(&xs), Rc::clone(&ys));
+            move || {
+                black_box(&f(black_box(&W), black_box(&xs[..]), black_box(&ys[..])));
+            }
+        };
+        let into = |f: LossGradientInto<3>| {
+            let (xs, ys) = (Rc::clone(&xs), Rc::clone(&ys));
+            move || {
+                let mut buffer = [0.0; 3];
+                black_box(f(
+                    black_box(&W),
+                    black_box(&xs[..]),
+                    black_box(&ys[..]),
+                    &mut buffer,
+                ));
+                black_box(&buffer);
+            }
+        };
+        Comparison {
+            name: "chain",
+            formula: "mean of (tanh(w0·x0 + w1·x1 + w2) - y)² over 1000 samples, wrt w",
+            contenders: vec![
+                Contender::new("iterator chain", call(chain_loss_grad)),
+                Contender::new("index loop", call(index_loss_grad)),
+                Contender::new("hand-written", call(hand_written)),
+            ],
+            into_calls: vec![
+                Contender::new("chain_loss_grad_into", into(chain_loss_grad_into)),
+                Contender::new("index_loss_grad_into", into(index_loss_grad_into)),
+            ],
+            targets: vec![Target {
+                numerator: 0,
+                denominator: 1,
+                at_most: Some(1.1),
+            }],
+        }
+    }
+}
+
+/// The same loops with a run-time and with a constant trip count.
+pub mod trip_count {
+    use super::*;
+    use autodiff::prelude::*;
+
+    /// The trip count of both.
+    pub const STEPS: usize = 1000;
+
+    /// A damped nonlinear recurrence run `n` times (`n` known at run time).
+    #[grad]
+    pub fn recurrence(a: f64, x: f64, n: usize) -> f64 {
+        let mut y = x;
+        for _ in 0..n {
+            y = a * y + 0.1 * (x * y).sin();
+        }
+        y
+    }
+
+    /// The same recurrence run [`STEPS`] times, a constant.
+    #[grad]
+    pub fn recurrence_constant(a: f64, x: f64) -> f64 {
+        let mut y = x;
+        for _ in 0..STEPS {
+            y = a * y + 0.1 * (x * y).sin();
+        }
+        y
+    }
+
+    /// A running, discounted sum over a slice of any length.
+    #[grad]
+    #[allow(clippy::needless_range_loop)]
+    pub fn discounted(xs: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..xs.len() {
+            s = 0.5 * s + (xs[i] * xs[i]).sin();
+        }
+        s
+    }
+
+    /// The same over an array of [`STEPS`] elements.
+    #[grad]
+    #[allow(clippy::needless_range_loop)]
+    pub fn discounted_constant(xs: &[f64; STEPS]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..STEPS {
+            s = 0.5 * s + (xs[i] * xs[i]).sin();
+        }
+        s
+    }
+
+    /// The slice (and array) the discounted sums run over.
+    #[must_use]
+    pub fn samples() -> [f64; STEPS] {
+        std::array::from_fn(|i| (i as f64 * 0.37).sin())
+    }
+
+    /// The contenders: the recurrence with `n = STEPS` and with `STEPS` constant, and the
+    /// discounted sums over a slice and over an array, each through `_grad_into` into a
+    /// buffer (so that neither side allocates the partial of `xs`); then the two run-time
+    /// loops' generated code written out with the slab layout
+    /// ([`layouts`]).
+    #[must_use]
+    pub fn comparison() -> Comparison {
+        let xs = Rc::new(samples());
+        let runtime_recurrence = || {
+            let (mut da, mut dx) = (0.0, 0.0);
+            black_box(recurrence_grad_into(
+                black_box(0.9),
+                black_box(0.5),
+                black_box(STEPS),
+                &mut da,
+                &mut dx,
+            ));
+            black_box((da, dx));
+        };
+        let constant_recurrence = || {
+            let (mut da, mut dx) = (0.0, 0.0);
+            black_box(recurrence_constant_grad_into(
+                black_box(0.9),
+                black_box(0.5),
+                &mut da,
+                &mut dx,
+            ));
+            black_box((da, dx));
+        };
+        let slice = |xs: Rc<[f64; STEPS]>| {
+            let buffer = RefCell::new([0.0; STEPS]);
+            move || {
+                let mut buffer = buffer.borrow_mut();
+                buffer.fill(0.0);
+                black_box(discounted_grad_into(black_box(&xs[..]), &mut buffer[..]));
+                black_box(&*buffer);
+            }
+        };
+        let array = {
+            let xs = Rc::clone(&xs);
+            let buffer = RefCell::new([0.0; STEPS]);
+            move || {
+                let mut buffer = buffer.borrow_mut();
+                buffer.fill(0.0);
+                black_box(discounted_constant_grad_into(black_box(&*xs), &mut buffer));
+                black_box(&*buffer);
+            }
+        };
+        let recurrence_layout = || {
+            let (mut da, mut dx) = (0.0, 0.0);
+            black_box(super::layouts::recurrence_slab(
+                black_box(0.9),
+                black_box(0.5),
+                black_box(STEPS),
+                &mut da,
+                &mut dx,
+            ));
+            black_box((da, dx));
+        };
+        let slice_layout = {
+            let xs = Rc::clone(&xs);
+            let buffer = RefCell::new([0.0; STEPS]);
+            move || {
+                let mut buffer = buffer.borrow_mut();
+                buffer.fill(0.0);
+                black_box(super::layouts::discounted_slab(
+                    black_box(&xs[..]),
+                    &mut buffer[..],
+                ));
+                black_box(&*buffer);
+            }
+        };
+        Comparison {
+            name: "trip count",
+            formula: "y ← a·y + 0.1·sin(x·y) 1000 times, wrt a and x; \
+                      s ← s/2 + sin(xᵢ²) over 1000 elements, wrt xs",
+            contenders: vec![
+                Contender::new("recurrence, n", runtime_recurrence),
+                Contender::new("recurrence, const", constant_recurrence),
+                Contender::new("slice loop", slice(Rc::clone(&xs))),
+                Contender::new("array loop", array),
+                Contender::new("recurrence, slab", recurrence_layout),
+                Contender::new("slice loop, slab", slice_layout),
+            ],
+            into_calls: vec![
+                Contender::new("recurrence_grad_into", runtime_recurrence),
+                Contender::new("discounted_grad_into", slice(xs)),
+            ],
+            targets: vec![
+                Target {
+                    numerator: 0,
+                    denominator: 1,
+                    at_most: Some(1.3),
+                },
+                Target {
+                    numerator: 2,
+                    denominator: 3,
+                    at_most: Some(1.3),
+                },
+                Target {
+                    numerator: 4,
+                    denominator: 1,
+                    at_most: None,
+                },
+                Target {
+                    numerator: 5,
+                    denominator: 3,
+                    at_most: None,
+                },
+            ],
+        }
+    }
+}

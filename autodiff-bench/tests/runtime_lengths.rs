@@ -1,0 +1,84 @@
+//! The contenders of each comparison in `autodiff_bench::runtime_lengths` compute the same
+//! gradient, so that their times compare equal work.
+
+use autodiff_bench::relative_error;
+use autodiff_bench::runtime_lengths::{chain, layouts, moons_model, trip_count};
+
+#[test]
+fn moons_contenders_agree() {
+    use moons_model::{init, loss_backprop_dense, loss_grad, loss_slices_grad, moons};
+    let (xs, ys) = moons(1337);
+    let p = init(7);
+    let (value, grad) = loss_slices_grad(&p, &xs, &ys);
+    let (constant_value, constant) = loss_grad(&p, &xs, &ys);
+    assert_eq!(value.to_bits(), constant_value.to_bits());
+    assert!(relative_error(&grad, &constant) <= 1e-12);
+    let (_, dense) = loss_backprop_dense(&p, &xs, &ys);
+    assert!(relative_error(&grad, &dense) <= 1e-12);
+    // The layouts are the generated code written out: equal bit for bit, twice in a row
+    // (their block is reused).
+    for layout in [layouts::slab, layouts::frames] {
+        for _ in 0..2 {
+            let (v, g) = layout(&p, &xs, &ys);
+            assert_eq!(v.to_bits(), value.to_bits());
+            assert_eq!(g.map(f64::to_bits), grad.map(f64::to_bits));
+        }
+    }
+}
+
+#[test]
+fn chain_and_index_loop_agree() {
+    let (xs, ys) = chain::data(chain::SAMPLES);
+    let (value, grad) = chain::chain_loss_grad(&chain::W, &xs, &ys);
+    assert_eq!(
+        value.to_bits(),
+        chain::chain_loss(&chain::W, &xs, &ys).to_bits()
+    );
+    let (index_value, index) = chain::index_loss_grad(&chain::W, &xs, &ys);
+    assert_eq!(
+        index_value.to_bits(),
+        chain::index_loss(&chain::W, &xs, &ys).to_bits()
+    );
+    assert!((value - index_value).abs() <= 1e-12 * value.abs());
+    assert!(relative_error(&grad, &index) <= 1e-12);
+    let (hand_value, hand) = chain::hand_written(&chain::W, &xs, &ys);
+    assert!((value - hand_value).abs() <= 1e-12 * value.abs());
+    assert!(relative_error(&grad, &hand) <= 1e-12, "{grad:?} {hand:?}");
+}
+
+#[test]
+fn run_time_and_constant_trip_counts_agree() {
+    use trip_count::*;
+    let (value, da, dx) = recurrence_grad(0.9, 0.5, STEPS);
+    let (constant_value, constant_da, constant_dx) = recurrence_constant_grad(0.9, 0.5);
+    assert_eq!(value.to_bits(), constant_value.to_bits());
+    assert_eq!(
+        (da.to_bits(), dx.to_bits()),
+        (constant_da.to_bits(), constant_dx.to_bits())
+    );
+    let h = 1e-6;
+    let fd = (recurrence(0.9 + h, 0.5, STEPS) - recurrence(0.9 - h, 0.5, STEPS)) / (2.0 * h);
+    assert!((da - fd).abs() <= 1e-6 * fd.abs().max(1.0), "{da} {fd}");
+
+    let xs = samples();
+    let (value, grad) = discounted_grad(&xs);
+    let (constant_value, constant) = discounted_constant_grad(&xs);
+    assert_eq!(value.to_bits(), constant_value.to_bits());
+    assert_eq!(grad.len(), STEPS);
+    assert!(relative_error(&grad, &constant) <= 1e-15);
+
+    // The slab layouts are the generated code written out: equal bit for bit.
+    let (mut slab_da, mut slab_dx) = (0.0, 0.0);
+    let slab_value = layouts::recurrence_slab(0.9, 0.5, STEPS, &mut slab_da, &mut slab_dx);
+    let (value, da, dx) = recurrence_grad(0.9, 0.5, STEPS);
+    assert_eq!(slab_value.to_bits(), value.to_bits());
+    assert_eq!(
+        (slab_da.to_bits(), slab_dx.to_bits()),
+        (da.to_bits(), dx.to_bits())
+    );
+    let mut slab_grad = vec![0.0; STEPS];
+    let slab_value = layouts::discounted_slab(&xs, &mut slab_grad);
+    let (value, grad) = discounted_grad(&xs);
+    assert_eq!(slab_value.to_bits(), value.to_bits());
+    assert_eq!(slab_grad, grad);
+}
