@@ -102,6 +102,27 @@ impl Workspace {
         array.pop_from(&mut self.reals);
     }
 
+    /// A block of `n` new `f64`s (zeros) on top of the stack, for a loop that knows its
+    /// trip count to write each iteration's values at fixed offsets.
+    #[inline]
+    pub fn block(&mut self, n: usize) -> &mut [f64] {
+        let start = self.reals.len();
+        self.reals.resize(start + n, 0.0);
+        &mut self.reals[start..]
+    }
+
+    /// The top `n` `f64`s: a block taken by [`block`](Self::block), for the reverse sweep.
+    #[inline]
+    pub fn top(&self, n: usize) -> &[f64] {
+        &self.reals[self.reals.len().saturating_sub(n)..]
+    }
+
+    /// Drops the top `n` `f64`s (a block the reverse sweep is done with).
+    #[inline]
+    pub fn release(&mut self, n: usize) {
+        self.reals.truncate(self.reals.len().saturating_sub(n));
+    }
+
     /// The number of `f64`s and integers held (for tests and for sizing).
     #[must_use]
     pub fn len(&self) -> (usize, usize) {
@@ -123,6 +144,12 @@ pub trait Flat {
     fn pop_from(&mut self, from: &mut Vec<f64>);
     /// Adds every element to the same element of `out` (`out += self`).
     fn add_to(&self, out: &mut Self);
+    /// The number of `f64`s.
+    fn flat_len(&self) -> usize;
+    /// Writes every element, in memory order, to the front of `out`.
+    fn write_to(&self, out: &mut [f64]);
+    /// Reads every element, in memory order, from the front of `from`.
+    fn read_from(&mut self, from: &[f64]);
 }
 
 impl Flat for f64 {
@@ -139,6 +166,25 @@ impl Flat for f64 {
     #[inline]
     fn add_to(&self, out: &mut Self) {
         *out += *self;
+    }
+
+    #[inline]
+    fn flat_len(&self) -> usize {
+        1
+    }
+
+    #[inline]
+    fn write_to(&self, out: &mut [f64]) {
+        if let Some(first) = out.first_mut() {
+            *first = *self;
+        }
+    }
+
+    #[inline]
+    fn read_from(&mut self, from: &[f64]) {
+        if let Some(first) = from.first() {
+            *self = *first;
+        }
     }
 }
 
@@ -163,6 +209,33 @@ impl<T: Flat> Flat for [T] {
             element.add_to(out);
         }
     }
+
+    #[inline]
+    fn flat_len(&self) -> usize {
+        self.iter().map(Flat::flat_len).sum()
+    }
+
+    #[inline]
+    fn write_to(&self, out: &mut [f64]) {
+        let mut rest = out;
+        for element in self {
+            let n = element.flat_len().min(rest.len());
+            let (head, tail) = rest.split_at_mut(n);
+            element.write_to(head);
+            rest = tail;
+        }
+    }
+
+    #[inline]
+    fn read_from(&mut self, from: &[f64]) {
+        let mut rest = from;
+        for element in self.iter_mut() {
+            let n = element.flat_len().min(rest.len());
+            let (head, tail) = rest.split_at(n);
+            element.read_from(head);
+            rest = tail;
+        }
+    }
 }
 
 impl<T: Flat, const N: usize> Flat for [T; N] {
@@ -179,6 +252,21 @@ impl<T: Flat, const N: usize> Flat for [T; N] {
     #[inline]
     fn add_to(&self, out: &mut Self) {
         self.as_slice().add_to(out.as_mut_slice());
+    }
+
+    #[inline]
+    fn flat_len(&self) -> usize {
+        self.as_slice().flat_len()
+    }
+
+    #[inline]
+    fn write_to(&self, out: &mut [f64]) {
+        self.as_slice().write_to(out);
+    }
+
+    #[inline]
+    fn read_from(&mut self, from: &[f64]) {
+        self.as_mut_slice().read_from(from);
     }
 }
 
@@ -212,6 +300,20 @@ mod tests {
         ws.pop_array(&mut b);
         assert_eq!(a, b);
         assert_eq!(ws.pop(), -1.0);
+    }
+
+    #[test]
+    fn blocks_and_flat_copies() {
+        let mut ws = Workspace::default();
+        ws.push(9.0);
+        let block = ws.block(6);
+        [[1.0, 2.0], [3.0, 4.0]].write_to(&mut block[1..5]);
+        assert_eq!(ws.top(6), &[0.0, 1.0, 2.0, 3.0, 4.0, 0.0]);
+        let mut back = [[0.0; 2]; 2];
+        back.read_from(&ws.top(6)[1..5]);
+        assert_eq!(back, [[1.0, 2.0], [3.0, 4.0]]);
+        ws.release(6);
+        assert_eq!(ws.pop(), 9.0);
     }
 
     #[test]

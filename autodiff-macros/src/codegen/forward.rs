@@ -115,7 +115,8 @@ impl Generator<'_> {
                 let body = self.forward_block(body);
                 let depth = self.loops.len();
                 let finished = self.loops.pop();
-                let iter = if self.tapes.len() > tapes_before && !self.dynamic() {
+                let indexed = !self.dynamic() || self.slab_level().is_some();
+                let iter = if self.tapes.len() > tapes_before && indexed {
                     self.iterated.push(*var);
                     self.iteration(depth, &index, start, &trips)
                 } else {
@@ -163,31 +164,69 @@ impl Generator<'_> {
         exits: &[VarId],
         body: &Block,
     ) -> TokenStream {
-        let id = stmt as *const Stmt as usize;
+        let _ = stmt;
         let count_slot = Ident::new(&format!("__count_{counter}"), Span::mixed_site());
         let trips_slot = Ident::new(&format!("__trips_{counter}"), Span::mixed_site());
         let index = self.var_slot(counter);
-        let _ = id;
         let mut writes = Vec::new();
         written(body, &mut writes);
         writes.push(counter);
         let dynamic = max_trips.is_none() || self.dynamic();
+        // A counted loop of run-time length with only constant loops inside keeps its
+        // values in one block of the workspace, a frame per iteration.
+        let slab = (dynamic
+            && count.is_some()
+            && exits.is_empty()
+            && self.slab_level().is_none()
+            && slab_fits(body))
+        .then(|| {
+            self.slabs += 1;
+            self.slabs - 1
+        });
         let trips = max_trips.cloned().unwrap_or_else(|| quote!(0usize));
         self.loops.push(Loop {
             trips: trips.clone(),
             writes,
             in_branch: self.in_branch,
             snapshots: TokenStream::new(),
-            dynamic,
+            dynamic: dynamic && slab.is_none(),
+            slab,
             after: TokenStream::new(),
             after_pops: Vec::new(),
             copied: Vec::new(),
         });
+        if slab.is_some() {
+            self.frame = None;
+        }
         let tapes_before = self.tapes.len();
         let body = self.forward_block(body);
         let depth = self.loops.len();
         let finished = self.loops.pop();
-        let iter = if self.tapes.len() > tapes_before && !dynamic {
+        let frame_size = if slab.is_some() {
+            self.frame.take()
+        } else {
+            None
+        };
+        let (slab_take, slab_frame) = match slab {
+            Some(slab) => {
+                let (block, _, size) = slab_names(slab);
+                let total = frame_size.unwrap_or_else(|| quote!(0usize));
+                // At least 1, so that the frames can be walked with `chunks_exact`.
+                self.tapes.push(quote! {
+                    const #size: usize = { let n = #total; if n == 0 { 1 } else { n } };
+                });
+                self.slab_loops.insert(counter, slab);
+                self.uses_workspace = true;
+                let iter = iter_slot(depth);
+                (
+                    quote!(let #block = __ws.block(#count_slot * #size);),
+                    quote!(let #iter: usize = 0;),
+                )
+            }
+            None => (TokenStream::new(), TokenStream::new()),
+        };
+        let indexed = !dynamic || self.slab_level().is_some();
+        let iter = if self.tapes.len() > tapes_before && indexed {
             self.iterated.push(counter);
             self.iteration(depth, &index, &quote!(0usize), &trips)
         } else {
@@ -197,6 +236,17 @@ impl Generator<'_> {
         let range = match count {
             Some(_) => quote!(0..#count_slot),
             None => quote!(0usize..),
+        };
+        // A slab loop walks its frames alongside the counter.
+        let (pattern, range) = match slab {
+            Some(slab) => {
+                let (block, frame, size) = slab_names(slab);
+                (
+                    quote!((#index, #frame)),
+                    quote!((#range).zip(#block.chunks_exact_mut(#size))),
+                )
+            }
+            None => (index.clone(), range),
         };
         let count_let = count.map(|count| {
             let count = slot_of(count);
@@ -219,17 +269,22 @@ impl Generator<'_> {
                 count_slot.to_token_stream(),
             )
         };
-        // The number of iterations run, for the reverse sweep.
-        let (save, read) = self.save(trips_value, Saved::Index);
+        // The number of iterations run, for the reverse sweep: a constant, or saved.
+        let (save, read) = match max_trips {
+            Some(max) if exits.is_empty() => (TokenStream::new(), quote!((#max))),
+            _ => self.save(trips_value, Saved::Index),
+        };
         self.loop_trips.insert(counter, read);
         quote! {
             #nodes
             #count_let
             #snapshots
             #trips_let
-            for #index in #range {
+            #slab_take
+            for #pattern in #range {
                 #stop
                 #tick
+                #slab_frame
                 #iter
                 #body
             }
@@ -282,6 +337,7 @@ impl Generator<'_> {
             in_branch: self.in_branch,
             snapshots: TokenStream::new(),
             dynamic: false,
+            slab: None,
             after: TokenStream::new(),
             after_pops: Vec::new(),
             copied: Vec::new(),

@@ -227,6 +227,9 @@ pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
         restored: HashMap::new(),
         loop_trips: HashMap::new(),
         saved_reads: HashMap::new(),
+        slabs: 0,
+        frame: None,
+        slab_loops: HashMap::new(),
     };
     let forward = gen.forward_block(&function.body);
     let reverse = gen.reverse_block(&function.body, true);
@@ -387,6 +390,11 @@ struct Loop {
     snapshots: TokenStream,
     /// A loop of run-time length: what its iterations save goes to the workspace.
     dynamic: bool,
+    /// A loop of run-time length that knows its trip count and runs only loops of
+    /// constant trip counts inside: it takes one block of the workspace for all its
+    /// iterations, and each iteration writes its values at fixed offsets of its frame
+    /// (the slab's number).
+    slab: Option<usize>,
     /// Copies pushed just after the loop (inside loops of run-time length), and the pops
     /// that take them back before the reverse sweep runs the loop.
     after: TokenStream,
@@ -456,6 +464,31 @@ struct Generator<'a> {
     loop_trips: HashMap<VarId, TokenStream>,
     /// Scalar variables whose value the statement being generated has saved already.
     saved_reads: HashMap<VarId, TokenStream>,
+    /// Slabs so far; and the frame size so far of the slab being generated.
+    slabs: usize,
+    frame: Option<TokenStream>,
+    /// For each loop run with a slab (by counter): the slab's number.
+    slab_loops: HashMap<VarId, usize>,
+}
+
+/// The names of a slab: the block, the offset of the current frame, and the frame size.
+fn slab_names(slab: usize) -> (Ident, Ident, Ident) {
+    let name = |kind: &str| Ident::new(&format!("__{kind}_{slab}"), Span::mixed_site());
+    (name("slab"), name("frame"), name("FRAME"))
+}
+
+/// Whether a loop body can live in a slab: every loop inside has a constant trip count.
+fn slab_fits(block: &Block) -> bool {
+    block.iter().all(|stmt| match stmt {
+        Stmt::Loop {
+            max_trips, body, ..
+        } => max_trips.is_some() && slab_fits(body),
+        Stmt::For { body, .. } => slab_fits(body),
+        Stmt::If {
+            then, otherwise, ..
+        } => slab_fits(then) && slab_fits(otherwise),
+        _ => true,
+    })
 }
 
 /// What kind of value is saved for the reverse sweep.

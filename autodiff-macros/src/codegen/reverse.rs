@@ -160,7 +160,8 @@ impl Generator<'_> {
                     .get(counter)
                     .cloned()
                     .unwrap_or_else(|| quote!(0usize));
-                let dynamic = max_trips.is_none() || self.dynamic();
+                let slab = self.slab_loops.get(counter).copied();
+                let dynamic = (max_trips.is_none() || self.dynamic()) && slab.is_none();
                 let static_trips = max_trips.clone().unwrap_or_else(|| quote!(0usize));
                 self.loops.push(Loop {
                     trips: static_trips.clone(),
@@ -168,6 +169,7 @@ impl Generator<'_> {
                     in_branch: self.in_branch,
                     snapshots: TokenStream::new(),
                     dynamic,
+                    slab,
                     after: TokenStream::new(),
                     after_pops: Vec::new(),
                     copied: Vec::new(),
@@ -175,10 +177,24 @@ impl Generator<'_> {
                 let depth = self.loops.len();
                 let body = self.reverse_block(body, false);
                 self.loops.pop();
+                let index = self.var_slot(*counter);
+                if let Some(slab) = slab {
+                    // The block is on top of the workspace: everything pushed after it has
+                    // been popped.
+                    let (block, frame, size) = slab_names(slab);
+                    let iter = iter_slot(depth);
+                    return quote! {
+                        let #block = __ws.top(#trips * #size);
+                        for (#index, #frame) in (0..#trips).zip(#block.chunks_exact(#size)).rev() {
+                            let #iter: usize = 0;
+                            #body
+                        }
+                        __ws.release(#trips * #size);
+                    };
+                }
                 if body.is_empty() {
                     return TokenStream::new();
                 }
-                let index = self.var_slot(*counter);
                 let iter = if self.iterated.contains(counter) {
                     self.iteration(depth, &index, &quote!(0usize), &static_trips)
                 } else {

@@ -27,6 +27,27 @@ impl Generator<'_> {
         quote!(#base #([#indices])*)
     }
 
+    /// The slab loop around the code being generated, if any: its index in `loops`.
+    pub(super) fn slab_level(&self) -> Option<usize> {
+        self.loops.iter().position(|l| l.slab.is_some())
+    }
+
+    /// Reserves `size` `f64`s per iteration of the loops inside the slab loop, in the
+    /// current frame of the slab. Returns the place of the first one (`__frame_S[i]`; the
+    /// others follow it), or `None` outside a slab loop.
+    pub(super) fn slab_slot(&mut self, size: &TokenStream) -> Option<TokenStream> {
+        let level = self.slab_level()?;
+        let slab = self.loops[level].slab?;
+        let (_, frame, _) = slab_names(slab);
+        let inner: Vec<&TokenStream> = self.loops[level + 1..].iter().map(|l| &l.trips).collect();
+        let offset = self.frame.clone().unwrap_or_else(|| quote!(0usize));
+        self.frame = Some(quote!(#offset + (#size) #(* (#inner))*));
+        // Inner loops compute their iteration index (the slab loop's own is 0).
+        self.tapes.push(TokenStream::new());
+        let iter = iter_slot(self.loops.len());
+        Some(quote!(#frame[(#offset) + #iter * (#size)]))
+    }
+
     /// Whether the code being generated runs inside a loop of run-time length, so that
     /// saved values go to the workspace's stacks rather than to stack arrays.
     pub(super) fn dynamic(&self) -> bool {
@@ -44,6 +65,20 @@ impl Generator<'_> {
         if !self.scoped() {
             // Still in scope in the reverse sweep: read it back directly.
             return (TokenStream::new(), value);
+        }
+        if let Some(target) = self.slab_slot(&quote!(1usize)) {
+            let (write, read) = match kind {
+                Saved::Real => (value, target.clone()),
+                Saved::Index => (quote!((#value) as f64), quote!((#target) as usize)),
+                Saved::Flag => (
+                    quote!(if #value { 1.0f64 } else { 0.0f64 }),
+                    quote!((#target) != 0.0f64),
+                ),
+            };
+            let local = slot("saved", self.saved);
+            self.saved += 1;
+            self.pops.push(quote!(let #local = #read;));
+            return (quote!(#target = #write;), local.into_token_stream());
         }
         if self.dynamic() {
             self.uses_workspace = true;
@@ -90,6 +125,49 @@ impl Generator<'_> {
         let dims = &self.function.vars[var].dims;
         let (ty, zero) = (real_type(dims), zeros(dims));
         let value = self.var_slot(var);
+        if self.slab_level().is_some_and(|slab| slab < level) {
+            // Inside a slab loop: written to the frame after loop `level` (which does not
+            // change `var`), read back before the reverse sweep runs that loop.
+            let size = quote!(1usize #(* (#dims))*);
+            let inner = self.loops.split_off(level);
+            let target = self.slab_slot(&size);
+            self.loops.extend(inner);
+            let target = target?;
+            let local = slot("saved", self.saved);
+            self.saved += 1;
+            let (write, read) = if dims.is_empty() {
+                (
+                    quote!(#target = #value;),
+                    quote!(let #local: f64 = #target;),
+                )
+            } else if let [len] = dims.as_slice() {
+                // A row: one copy each way.
+                let (block, index) = split_place(&target);
+                (
+                    quote!(#block[#index..#index + (#len)].copy_from_slice(&#value);),
+                    quote! {
+                        let mut #local: #ty = #zero;
+                        #local.copy_from_slice(&#block[#index..#index + (#len)]);
+                    },
+                )
+            } else {
+                let (block, index) = split_place(&target);
+                (
+                    quote! {
+                        ::autodiff::__private::Flat::write_to(&#value, &mut #block[#index..]);
+                    },
+                    quote! {
+                        let mut #local: #ty = #zero;
+                        ::autodiff::__private::Flat::read_from(&mut #local, &#block[#index..]);
+                    },
+                )
+            };
+            let outer = &mut self.loops[level];
+            outer.after.extend(write);
+            outer.after_pops.push(read);
+            outer.copied.push((var, local.to_token_stream()));
+            return Some(local.into_token_stream());
+        }
         if self.loops[..level].iter().any(|l| l.dynamic) {
             // Inside a loop of run-time length: pushed after loop `level` (which does not
             // change `var`), popped before the reverse sweep runs that loop.
@@ -180,5 +258,16 @@ impl Generator<'_> {
             }
             _ => self.save(primal, Saved::Real),
         }
+    }
+}
+
+/// `block[index]` → (`block`, `index`).
+fn split_place(place: &TokenStream) -> (TokenStream, TokenStream) {
+    let mut tokens: Vec<proc_macro2::TokenTree> = place.clone().into_iter().collect();
+    match tokens.pop() {
+        Some(proc_macro2::TokenTree::Group(group)) => {
+            (tokens.into_iter().collect(), group.stream())
+        }
+        _ => (place.clone(), quote!(0usize)),
     }
 }
