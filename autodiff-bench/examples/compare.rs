@@ -12,47 +12,11 @@
 //! against the `#[grad]` one, and its heap allocations per call are counted by the
 //! counting allocator below. Everything printed is measured on this run.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use autodiff_bench::counting::{allocations, Counting};
 use autodiff_bench::{relative_error, visit_all, Contender, Run, Visitor, Workload};
-
-/// The system allocator, counting the allocations (`alloc`, `alloc_zeroed` and `realloc`)
-/// made through it.
-struct Counting;
-
-static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
-
-// SAFETY: every method forwards to `System` with the caller's arguments unchanged, so
-// `System`'s guarantees are the caller's; the counter is a relaxed atomic.
-// (This is the only `unsafe` of the benchmarks: a global allocator cannot be written
-// without it.)
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: forwarded as received.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: forwarded as received.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: forwarded as received.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded as received.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
@@ -130,9 +94,9 @@ impl Visitor for Measure {
             }
             // Warm (thread-local tapes grow on their first calls), then count.
             let _ = run.time(x, 10);
-            let before = ALLOCATIONS.load(Ordering::Relaxed);
+            let before = allocations();
             let _ = run.time(x, 100);
-            let after = ALLOCATIONS.load(Ordering::Relaxed);
+            let after = allocations();
             cell.allocations = Some((after - before) as f64 / 100.0);
             *iterations = calibrate(run, x);
         }

@@ -22,51 +22,10 @@
 //!
 //! (`moons 0 1000`: the comparison named `moons`, its first contender, 1000 calls.)
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use autodiff_bench::counting::{self, take_largest, Counting};
 use autodiff_bench::runtime_lengths::{all, measure};
-
-/// The system allocator, counting the allocations (`alloc`, `alloc_zeroed` and `realloc`)
-/// made through it, and the largest block asked for.
-struct Counting;
-
-static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
-static LARGEST: AtomicU64 = AtomicU64::new(0);
-
-fn count(bytes: usize) {
-    ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-    LARGEST.fetch_max(bytes as u64, Ordering::Relaxed);
-}
-
-// SAFETY: every method forwards to `System` with the caller's arguments unchanged, so
-// `System`'s guarantees are the caller's; the counters are relaxed atomics. (As in
-// `examples/compare.rs`: a global allocator cannot be written without `unsafe`.)
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count(layout.size());
-        // SAFETY: forwarded as received.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        count(layout.size());
-        // SAFETY: forwarded as received.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count(new_size);
-        // SAFETY: forwarded as received.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded as received.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
@@ -100,12 +59,7 @@ fn allocations(name: &'static str, index: usize) -> (u64, u64, f64) {
             .find(|c| c.name == name)
             .expect("a comparison of that name");
         let call = &comparison.into_calls[index];
-        let read = || {
-            (
-                ALLOCATIONS.load(Ordering::Relaxed),
-                LARGEST.swap(0, Ordering::Relaxed),
-            )
-        };
+        let read = || (counting::allocations(), take_largest());
         let (before, _) = read();
         (call.call)();
         let (warm, largest) = read();

@@ -44,6 +44,7 @@ use std::cell::RefCell;
 use nalgebra::SVector;
 use num_dual::{Dual64, DualNum, DualSVec64};
 
+pub mod counting;
 pub mod runtime_lengths;
 pub mod workloads;
 pub mod written_out;

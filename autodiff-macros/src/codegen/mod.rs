@@ -262,6 +262,14 @@ pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
         let _ = #name as fn(#(#param_types),*) -> f64;
     };
     let has_slices = function.params.iter().any(|p| function.vars[p.var].slice);
+    // The body's items, the workspace, the stack tapes, the forward pass and the sweep.
+    let sweep = quote! {
+        #(#items)*
+        #take
+        #(#tapes)*
+        #forward
+        #reverse
+    };
 
     if !has_slices {
         let partials = function.wrt.iter().map(|&index| {
@@ -286,11 +294,7 @@ pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
         return quote! {
             #signature {
                 #uses_original
-                #(#items)*
-                #take
-                #(#tapes)*
-                #forward
-                #reverse
+                #sweep
                 #recycle
                 (#value, #(#partials),*)
             }
@@ -359,11 +363,7 @@ pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
             #(#checks)*
             #(#slice_adjoints)*
             #uses_original
-            #(#items)*
-            #take
-            #(#tapes)*
-            #forward
-            #reverse
+            #sweep
             #(#outputs_added)*
             #recycle
             #value

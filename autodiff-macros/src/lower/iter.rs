@@ -129,16 +129,7 @@ impl Lowering {
                 let start_var = self.let_int(span, |this| this.expr(start));
                 let end_var = self.let_int(span, |this| this.expr(end));
                 let inclusive = matches!(range.limits, syn::RangeLimits::Closed(_));
-                let name = if inclusive {
-                    "count_inclusive"
-                } else {
-                    "count"
-                };
-                let count = self.let_int(span, |this| {
-                    let a = this.read_var(start_var, span);
-                    let b = this.read_var(end_var, span);
-                    this.intrinsic(name, vec![a, b], span)
-                });
+                let count = self.range_count(start_var, end_var, inclusive, span);
                 let max_trips = constant.then(|| {
                     let (start, end) = (start.to_token_stream(), end.to_token_stream());
                     if inclusive {
@@ -247,16 +238,7 @@ impl Lowering {
             Some(end) => this.expr(end),
             None => this.len_of(var, span),
         });
-        let name = if inclusive {
-            "count_inclusive"
-        } else {
-            "count"
-        };
-        let count = self.let_int(span, |this| {
-            let a = this.read_var(start, span);
-            let b = this.read_var(end, span);
-            this.intrinsic(name, vec![a, b], span)
-        });
+        let count = self.range_count(start, end, inclusive, span);
         let plan = substitute(plan, &|inner| Pos::Shift {
             by: start,
             inner: Box::new(inner),
@@ -458,6 +440,20 @@ impl Lowering {
                 None
             }
         }
+    }
+
+    /// The number of values of `start..end` (or `..=`), as a hidden integer.
+    fn range_count(&mut self, start: VarId, end: VarId, inclusive: bool, span: Span) -> VarId {
+        let name = if inclusive {
+            "count_inclusive"
+        } else {
+            "count"
+        };
+        self.let_int(span, |this| {
+            let a = this.read_var(start, span);
+            let b = this.read_var(end, span);
+            this.intrinsic(name, vec![a, b], span)
+        })
     }
 
     /// `xs.len()`: the run-time length of a slice, the constant length of an array.
