@@ -123,6 +123,24 @@ impl Workspace {
         self.reals.truncate(self.reals.len().saturating_sub(n));
     }
 
+    /// Saves the values of one loop iteration, laid out in a frame.
+    #[inline]
+    pub fn push_frame(&mut self, frame: &[f64]) {
+        self.reals.extend_from_slice(frame);
+    }
+
+    /// Takes back the last frame of `N` values.
+    #[inline]
+    pub fn pop_frame<const N: usize>(&mut self) -> [f64; N] {
+        let start = self.reals.len().saturating_sub(N);
+        let mut frame = [0.0; N];
+        let saved = &self.reals[start..];
+        let n = saved.len().min(N);
+        frame[..n].copy_from_slice(&saved[..n]);
+        self.reals.truncate(start);
+        frame
+    }
+
     /// The number of `f64`s and integers held (for tests and for sizing).
     #[must_use]
     pub fn len(&self) -> (usize, usize) {
@@ -314,6 +332,11 @@ mod tests {
         assert_eq!(back, [[1.0, 2.0], [3.0, 4.0]]);
         ws.release(6);
         assert_eq!(ws.pop(), 9.0);
+        ws.push_frame(&[1.0, 2.0, 3.0]);
+        ws.push_frame(&[4.0, 5.0, 6.0]);
+        assert_eq!(ws.pop_frame::<3>(), [4.0, 5.0, 6.0]);
+        assert_eq!(ws.pop_frame::<3>(), [1.0, 2.0, 3.0]);
+        assert!(ws.is_empty());
     }
 
     #[test]

@@ -174,15 +174,14 @@ impl Generator<'_> {
         let dynamic = max_trips.is_none() || self.dynamic();
         // A counted loop of run-time length with only constant loops inside keeps its
         // values in one block of the workspace, a frame per iteration.
-        let slab = (dynamic
-            && count.is_some()
-            && exits.is_empty()
-            && self.slab_level().is_none()
-            && slab_fits(body))
-        .then(|| {
+        // A loop of run-time length with only constant loops inside keeps its values in
+        // frames of fixed layout: in one block of the workspace when it knows its trip
+        // count (a slab), else in a stack array pushed at the end of each iteration.
+        let slab = (dynamic && self.slab_level().is_none() && slab_fits(body)).then(|| {
             self.slabs += 1;
             self.slabs - 1
         });
+        let framed = slab.is_some() && (count.is_none() || !exits.is_empty());
         let trips = max_trips.cloned().unwrap_or_else(|| quote!(0usize));
         self.loops.push(Loop {
             trips: trips.clone(),
@@ -215,15 +214,30 @@ impl Generator<'_> {
                 self.tapes.push(quote! {
                     const #size: usize = { let n = #total; if n == 0 { 1 } else { n } };
                 });
-                self.slab_loops.insert(counter, slab);
+                self.slab_loops.insert(counter, (slab, framed));
                 self.uses_workspace = true;
                 let iter = iter_slot(depth);
-                (
-                    quote!(let #block = __ws.block(#count_slot * #size);),
-                    quote!(let #iter: usize = 0;),
-                )
+                if framed {
+                    let (_, frame, _) = slab_names(slab);
+                    (
+                        TokenStream::new(),
+                        quote!(let mut #frame = [0.0f64; #size]; let #iter: usize = 0;),
+                    )
+                } else {
+                    (
+                        quote!(let #block = __ws.block(#count_slot * #size);),
+                        quote!(let #iter: usize = 0;),
+                    )
+                }
             }
             None => (TokenStream::new(), TokenStream::new()),
+        };
+        let frame_push = match slab {
+            Some(slab) if framed => {
+                let (_, frame, _) = slab_names(slab);
+                quote!(__ws.push_frame(&#frame);)
+            }
+            _ => TokenStream::new(),
         };
         let indexed = !dynamic || self.slab_level().is_some();
         let iter = if self.tapes.len() > tapes_before && indexed {
@@ -239,14 +253,14 @@ impl Generator<'_> {
         };
         // A slab loop walks its frames alongside the counter.
         let (pattern, range) = match slab {
-            Some(slab) => {
+            Some(slab) if !framed => {
                 let (block, frame, size) = slab_names(slab);
                 (
                     quote!((#index, #frame)),
                     quote!((#range).zip(#block.chunks_exact_mut(#size))),
                 )
             }
-            None => (index.clone(), range),
+            _ => (index.clone(), range),
         };
         let count_let = count.map(|count| {
             let count = slot_of(count);
@@ -287,6 +301,7 @@ impl Generator<'_> {
                 #slab_frame
                 #iter
                 #body
+                #frame_push
             }
             #after
             #save

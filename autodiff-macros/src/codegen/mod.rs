@@ -467,8 +467,10 @@ struct Generator<'a> {
     /// Slabs so far; and the frame size so far of the slab being generated.
     slabs: usize,
     frame: Option<TokenStream>,
-    /// For each loop run with a slab (by counter): the slab's number.
-    slab_loops: HashMap<VarId, usize>,
+    /// For each loop run with frames (by counter): the slab's number, and whether its
+    /// frames are pushed one by one (no trip count known in advance) rather than laid out
+    /// in one block.
+    slab_loops: HashMap<VarId, (usize, bool)>,
 }
 
 /// The names of a slab: the block, the offset of the current frame, and the frame size.

@@ -160,7 +160,10 @@ impl Generator<'_> {
                     .get(counter)
                     .cloned()
                     .unwrap_or_else(|| quote!(0usize));
-                let slab = self.slab_loops.get(counter).copied();
+                let (slab, framed) = match self.slab_loops.get(counter) {
+                    Some(&(slab, framed)) => (Some(slab), framed),
+                    None => (None, false),
+                };
                 let dynamic = (max_trips.is_none() || self.dynamic()) && slab.is_none();
                 let static_trips = max_trips.clone().unwrap_or_else(|| quote!(0usize));
                 self.loops.push(Loop {
@@ -178,6 +181,18 @@ impl Generator<'_> {
                 let body = self.reverse_block(body, false);
                 self.loops.pop();
                 let index = self.var_slot(*counter);
+                if let (Some(slab), true) = (slab, framed) {
+                    // One frame per iteration, on top of the workspace, the last first.
+                    let (_, frame, size) = slab_names(slab);
+                    let iter = iter_slot(depth);
+                    return quote! {
+                        for #index in (0..#trips).rev() {
+                            let #frame: [f64; #size] = __ws.pop_frame();
+                            let #iter: usize = 0;
+                            #body
+                        }
+                    };
+                }
                 if let Some(slab) = slab {
                     // The block is on top of the workspace: everything pushed after it has
                     // been popped.
