@@ -24,7 +24,10 @@
 
 use std::cell::RefCell;
 
-/// The stacks of saved values of one gradient call. See the [module documentation](self).
+/// The stacks of saved values of one gradient call: a stack of `f64`s and a stack of
+/// integers, pushed in forward order and popped in reverse, and blocks and frames of
+/// fixed layout on the `f64` stack. Generated code takes one from a thread-local pool
+/// ([`take`](Self::take)) and gives it back ([`recycle`](Self::recycle)).
 #[derive(Debug, Default)]
 pub struct Workspace {
     reals: Vec<f64>,

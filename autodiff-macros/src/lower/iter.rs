@@ -289,11 +289,7 @@ impl Lowering {
                     "chunks" => "count_chunks",
                     _ => "count_chunks_exact",
                 };
-                let count = self.let_int(span, |this| {
-                    let len = this.read_var(len, span);
-                    let size = this.read_var(size, span);
-                    this.intrinsic(count_name, vec![len, size], span)
-                });
+                let count = self.int_call(count_name, len, size, span);
                 let (start, len) = if name == "windows" {
                     (Pos::Counter, None)
                 } else {
@@ -344,11 +340,7 @@ impl Lowering {
                             "skip" => "count_skip",
                             _ => "min_len",
                         };
-                        let new_count = self.let_int(span, |this| {
-                            let c = this.read_var(count, span);
-                            let n = this.read_var(n, span);
-                            this.intrinsic(intrinsic, vec![c, n], span)
-                        });
+                        let new_count = self.int_call(intrinsic, count, n, span);
                         let plan = match name.as_str() {
                             "step_by" => substitute(plan, &|inner| Pos::Scale {
                                 step: n,
@@ -379,11 +371,7 @@ impl Lowering {
                             self.error(&call.args[0], "#[grad] zips chains without `.filter(..)`");
                             return None;
                         }
-                        let new_count = self.let_int(span, |this| {
-                            let a = this.read_var(count, span);
-                            let b = this.read_var(other_count, span);
-                            this.intrinsic("min_len", vec![a, b], span)
-                        });
+                        let new_count = self.int_call("min_len", count, other_count, span);
                         let max_trips = match (max_trips, other_max) {
                             (Some(a), Some(b)) => Some(quote!(::core::cmp::min::<usize>(#a, #b))),
                             _ => None,
@@ -442,6 +430,15 @@ impl Lowering {
         }
     }
 
+    /// `let k = loops::name(a, b);` of two integer variables, as a hidden integer.
+    fn int_call(&mut self, name: &'static str, a: VarId, b: VarId, span: Span) -> VarId {
+        self.let_int(span, |this| {
+            let a = this.read_var(a, span);
+            let b = this.read_var(b, span);
+            this.intrinsic(name, vec![a, b], span)
+        })
+    }
+
     /// The number of values of `start..end` (or `..=`), as a hidden integer.
     fn range_count(&mut self, start: VarId, end: VarId, inclusive: bool, span: Span) -> VarId {
         let name = if inclusive {
@@ -449,11 +446,7 @@ impl Lowering {
         } else {
             "count"
         };
-        self.let_int(span, |this| {
-            let a = this.read_var(start, span);
-            let b = this.read_var(end, span);
-            this.intrinsic(name, vec![a, b], span)
-        })
+        self.int_call(name, start, end, span)
     }
 
     /// `xs.len()`: the run-time length of a slice, the constant length of an array.
