@@ -139,15 +139,7 @@ impl Generator<'_> {
                 exits,
                 body,
                 ..
-            } => self.forward_loop(
-                stmt,
-                nodes,
-                *counter,
-                *count,
-                max_trips.as_ref(),
-                exits,
-                body,
-            ),
+            } => self.forward_loop(nodes, *counter, *count, max_trips.as_ref(), exits, body),
         }
     }
 
@@ -156,7 +148,6 @@ impl Generator<'_> {
     #[allow(clippy::too_many_arguments)]
     fn forward_loop(
         &mut self,
-        stmt: &Stmt,
         nodes: TokenStream,
         counter: VarId,
         count: Option<NodeId>,
@@ -164,7 +155,6 @@ impl Generator<'_> {
         exits: &[VarId],
         body: &Block,
     ) -> TokenStream {
-        let _ = stmt;
         let count_slot = Ident::new(&format!("__count_{counter}"), Span::mixed_site());
         let trips_slot = Ident::new(&format!("__trips_{counter}"), Span::mixed_site());
         let index = self.var_slot(counter);
@@ -172,8 +162,6 @@ impl Generator<'_> {
         written(body, &mut writes);
         writes.push(counter);
         let dynamic = max_trips.is_none() || self.dynamic();
-        // A counted loop of run-time length with only constant loops inside keeps its
-        // values in one block of the workspace, a frame per iteration.
         // A loop of run-time length with only constant loops inside keeps its values in
         // frames of fixed layout: in one block of the workspace when it knows its trip
         // count (a slab), else in a stack array pushed at the end of each iteration.

@@ -68,7 +68,7 @@ pub(super) fn has_early_return(block: &syn::Block) -> bool {
 }
 
 /// A loop's count (with the nodes computing it) and its constant bound, if any.
-type Counted = (Option<(NodeId, Vec<NodeId>)>, Option<TokenStream>);
+pub(super) type Counted = (Option<(NodeId, Vec<NodeId>)>, Option<TokenStream>);
 
 impl Lowering {
     // ----- flags -------------------------------------------------------------------------
@@ -152,13 +152,13 @@ impl Lowering {
             for_loop.label.as_ref(),
             exits,
             None,
-            Some((chain.count, chain.max_trips)),
+            Some((Some(chain.count), chain.max_trips)),
             span,
             |this, counter| {
                 let Some(item) = this.item(&chain.plan, counter, span) else {
                     return;
                 };
-                this.through_stages(&chain.stages, item, span, &mut |this, item| {
+                this.through_stages(&chain.stages, item, &mut |this, item| {
                     this.bind(&for_loop.pat, item);
                     this.block_statements(&for_loop.body.stmts);
                 });
@@ -212,7 +212,7 @@ impl Lowering {
 
     /// Lowers a counted (`count`) or unbounded loop whose body `body` builds, given the
     /// counter variable.
-    fn run_loop(
+    pub(super) fn run_loop(
         &mut self,
         label: Option<&syn::Label>,
         exits: bool,
@@ -449,20 +449,8 @@ impl Lowering {
     /// the value assigned to that variable in every arm: an `if`/`else if` chain.
     pub(super) fn match_expr(&mut self, expr: &syn::ExprMatch, result: Option<VarId>) {
         let span = expr.match_token.span;
-        let (scrutinee, nodes) = self.collect(|this| this.expr(&expr.expr));
-        let num = self.nodes[scrutinee].num;
-        let kind = match num {
-            Num::Real => VarKind::Real,
-            Num::Bool => VarKind::Bool,
-            Num::Int | Num::Unknown => VarKind::Int,
-        };
-        let var = self.declare_hidden(kind, num);
-        self.vars[var].stable = kind == VarKind::Int && self.recomputable(scrutinee);
-        self.emit(Stmt::Let {
-            var,
-            value: Some(scrutinee),
-            nodes,
-        });
+        let scrutinee = self.collect(|this| this.expr(&expr.expr));
+        let var = self.let_value(scrutinee);
         self.match_arms(&expr.arms, var, result, span);
     }
 

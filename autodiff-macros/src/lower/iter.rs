@@ -69,7 +69,7 @@ pub(super) enum Stage<'a> {
 /// A lowered chain: how many items, what each one is, and the body stages.
 pub(super) struct Chain<'a> {
     /// The number of items, with the nodes that compute it (before the loop).
-    pub count: Option<(NodeId, Vec<NodeId>)>,
+    pub count: (NodeId, Vec<NodeId>),
     /// A constant bound on the count, when the source is an array or a constant range.
     pub max_trips: Option<TokenStream>,
     pub plan: Plan<'a>,
@@ -96,16 +96,10 @@ const SUPPORTED_CHAINS: &str = "supported iterables: a range `a..b` or `a..=b`, 
 impl Lowering {
     /// Lowers an iterable to a chain, emitting the `let`s of its bounds before the loop.
     pub(super) fn chain<'a>(&mut self, expr: &'a Expr) -> Option<Chain<'a>> {
-        let mut count_nodes = Vec::new();
-        let chain = self.chain_inner(expr, &mut count_nodes)?;
-        Some(chain)
-    }
-
-    fn chain_inner<'a>(&mut self, expr: &'a Expr, _nodes: &mut Vec<NodeId>) -> Option<Chain<'a>> {
         let (count, max_trips, plan, stages) = self.links(expr)?;
         let (count, nodes) = self.collect(|this| this.read_var(count, expr_span(expr)));
         Some(Chain {
-            count: Some((count, nodes)),
+            count: (count, nodes),
             max_trips,
             plan,
             stages,
@@ -479,7 +473,6 @@ impl Lowering {
             value: Some(value),
             nodes,
         });
-        let _ = span;
         var
     }
 
@@ -525,13 +518,18 @@ impl Lowering {
 
     /// Integer arithmetic `a op b`.
     pub(super) fn int_op(&mut self, symbol: &str, a: NodeId, b: NodeId, span: Span) -> NodeId {
+        self.arithmetic(symbol, a, b, Num::Int, span)
+    }
+
+    /// `a op b` (`+ - * /`) of operands already checked, giving a `num`.
+    fn arithmetic(&mut self, symbol: &str, a: NodeId, b: NodeId, num: Num, span: Span) -> NodeId {
         match ops::operator(symbol, 2) {
             Some(op) => self.push(
                 NodeKind::Op {
                     op,
                     args: vec![a, b],
                 },
-                Num::Int,
+                num,
                 span,
             ),
             None => self.poisoned(span),
@@ -612,7 +610,6 @@ impl Lowering {
         &mut self,
         stages: &[Stage<'a>],
         item: Item<'a>,
-        span: Span,
         sink: &mut dyn FnMut(&mut Self, Item<'a>),
     ) {
         let Some((stage, rest)) = stages.split_first() else {
@@ -621,8 +618,8 @@ impl Lowering {
         match stage {
             Stage::Map(closure) => {
                 let value = self.apply(closure, item);
-                let var = self.let_value(value, span);
-                self.through_stages(rest, Item::Var(var), span, sink);
+                let var = self.let_value(value);
+                self.through_stages(rest, Item::Var(var), sink);
             }
             Stage::Filter(closure) => {
                 let (cond, nodes) = self.collect(|this| {
@@ -637,7 +634,7 @@ impl Lowering {
                     this.scopes.pop();
                     cond
                 });
-                let then = self.nested_block(|this| this.through_stages(rest, item, span, sink));
+                let then = self.nested_block(|this| this.through_stages(rest, item, sink));
                 self.emit(Stmt::If {
                     cond,
                     nodes,
@@ -659,14 +656,9 @@ impl Lowering {
     }
 
     /// `let` of a value into a new hidden variable of its kind.
-    fn let_value(&mut self, value: (NodeId, Vec<NodeId>), span: Span) -> VarId {
-        let (value, nodes) = value;
+    pub(super) fn let_value(&mut self, (value, nodes): (NodeId, Vec<NodeId>)) -> VarId {
         let num = self.nodes[value].num;
-        let kind = match num {
-            Num::Real => VarKind::Real,
-            Num::Bool => VarKind::Bool,
-            Num::Int | Num::Unknown => VarKind::Int,
-        };
+        let kind = kind_of(num);
         let var = self.declare_hidden(kind, num);
         self.vars[var].stable = kind == VarKind::Int && self.recomputable(value);
         self.emit(Stmt::Let {
@@ -674,7 +666,6 @@ impl Lowering {
             value: Some(value),
             nodes,
         });
-        let _ = span;
         var
     }
 
@@ -722,7 +713,7 @@ impl Lowering {
                     item @ Item::Map(..) => {
                         let span = ident.ident.span();
                         let value = self.materialize(item, span);
-                        let var = self.let_value(value, span);
+                        let var = self.let_value(value);
                         self.scopes.bind(&ident.ident, var);
                     }
                     Item::Tuple(_) => {
@@ -755,7 +746,7 @@ impl Lowering {
                 let inner = match *inner {
                     inner @ Item::Map(..) => {
                         let value = self.materialize(inner, span);
-                        Item::Var(self.let_value(value, span))
+                        Item::Var(self.let_value(value))
                     }
                     inner => inner,
                 };
@@ -835,17 +826,12 @@ impl Lowering {
         let Some(chain) = self.chain(&call.receiver) else {
             return self.poisoned(span);
         };
-        self.loops.push(LoopContext {
-            label: None,
-            break_flag: None,
-            continue_flag: None,
-            value: None,
-        });
-        self.blocks.push(Vec::new());
-        self.scopes.push();
-        let counter = self.declare_hidden(VarKind::Int, Num::Int);
-        if let Some(item) = self.item(&chain.plan, counter, span) {
-            self.through_stages(&chain.stages, item, span, &mut |this, item| {
+        let counted = Some((Some(chain.count), chain.max_trips));
+        self.run_loop(None, false, None, counted, span, |this, counter| {
+            let Some(item) = this.item(&chain.plan, counter, span) else {
+                return;
+            };
+            this.through_stages(&chain.stages, item, &mut |this, item| {
                 let (value, nodes) = match closure {
                     Some(closure) => this.collect(|this| {
                         this.scopes.push();
@@ -868,17 +854,7 @@ impl Lowering {
                             let value = this.expect_real_node(value, call);
                             let current = this.read_var(acc, span);
                             let symbol = if name == "product" { "*" } else { "+" };
-                            match ops::operator(symbol, 2) {
-                                Some(op) => this.push(
-                                    NodeKind::Op {
-                                        op,
-                                        args: vec![current, value],
-                                    },
-                                    Num::Real,
-                                    span,
-                                ),
-                                None => this.poisoned(span),
-                            }
+                            this.arithmetic(symbol, current, value, Num::Real, span)
                         });
                         nodes.extend(more);
                         (value, nodes)
@@ -886,21 +862,6 @@ impl Lowering {
                 };
                 this.assign_var(acc, value, nodes);
             });
-        }
-        self.scopes.pop();
-        let body = self.blocks.pop().unwrap_or_default();
-        self.loops.pop();
-        let (count, nodes) = match chain.count {
-            Some((count, nodes)) => (Some(count), nodes),
-            None => (None, Vec::new()),
-        };
-        self.emit(Stmt::Loop {
-            counter,
-            count,
-            max_trips: chain.max_trips,
-            nodes,
-            exits: Vec::new(),
-            body,
         });
         self.read_var(acc, span)
     }

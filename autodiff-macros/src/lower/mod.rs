@@ -68,6 +68,16 @@ pub fn lower(original: ItemFn, args: &GradArgs) -> syn::Result<Function> {
     })
 }
 
+/// The kind of variable that holds a value of this kind (a constant of unknown type is
+/// taken for an integer until an `f64` is assigned to it).
+fn kind_of(num: Num) -> VarKind {
+    match num {
+        Num::Real => VarKind::Real,
+        Num::Bool => VarKind::Bool,
+        Num::Int | Num::Unknown => VarKind::Int,
+    }
+}
+
 /// Whether a type is written `f64`.
 pub fn is_f64(ty: &Type) -> bool {
     matches!(ty, Type::Path(path) if path.qself.is_none() && path.path.is_ident("f64"))

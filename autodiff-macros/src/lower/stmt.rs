@@ -469,7 +469,7 @@ impl Lowering {
         // `[a * b, c, 1.0]`: a local array, its elements assigned one by one.
         if let Expr::Array(array) = strip_expr(&init.expr) {
             let ident = ident.unwrap_or_else(|| Ident::new("unnamed", Span::call_site()));
-            self.array_literal(&ident, array, mutable);
+            self.array_literal(&ident, array);
             return;
         }
 
@@ -522,11 +522,7 @@ impl Lowering {
             this.declared_type(value, ty, &init.expr)
         });
         let num = self.nodes[value].num;
-        let kind = match num {
-            Num::Real => VarKind::Real,
-            Num::Bool => VarKind::Bool,
-            Num::Int | Num::Unknown => VarKind::Int,
-        };
+        let kind = kind_of(num);
         let stable = kind == VarKind::Int && !mutable && self.recomputable(value);
         let ident = ident.unwrap_or_else(|| Ident::new("unnamed", Span::call_site()));
         let var = self.declare(&ident, kind, Vec::new(), num);
@@ -729,7 +725,7 @@ impl Lowering {
     }
 
     /// `let v = [a, b, c];`: a local array of zeros, then one assignment per element.
-    fn array_literal(&mut self, ident: &Ident, array: &syn::ExprArray, mutable: bool) {
+    fn array_literal(&mut self, ident: &Ident, array: &syn::ExprArray) {
         let span = array.bracket_token.span.join();
         let len = array.elems.len();
         let (zeros, nodes) = self
@@ -760,7 +756,6 @@ impl Lowering {
         }
         // Bound to the user's name only now: the elements cannot refer to it.
         self.scopes.bind(ident, var);
-        let _ = mutable;
     }
 
     /// `[c; N]` or `[[c; M]; N]` with a constant `c`: the dimensions and the constant node.
