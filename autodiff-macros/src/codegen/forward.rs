@@ -194,39 +194,6 @@ impl Generator<'_> {
         } else {
             None
         };
-        let (slab_take, slab_frame) = match slab {
-            Some(slab) => {
-                let (block, _, size) = slab_names(slab);
-                let total = frame_size.unwrap_or_else(|| quote!(0usize));
-                // At least 1, so that the frames can be walked with `chunks_exact`.
-                self.tapes.push(quote! {
-                    const #size: usize = { let n = #total; if n == 0 { 1 } else { n } };
-                });
-                self.slab_loops.insert(counter, (slab, framed));
-                self.uses_workspace = true;
-                let iter = iter_slot(depth);
-                if framed {
-                    let (_, frame, _) = slab_names(slab);
-                    (
-                        TokenStream::new(),
-                        quote!(let mut #frame = [0.0f64; #size]; let #iter: usize = 0;),
-                    )
-                } else {
-                    (
-                        quote!(let #block = __ws.block(#count_slot * #size);),
-                        quote!(let #iter: usize = 0;),
-                    )
-                }
-            }
-            None => (TokenStream::new(), TokenStream::new()),
-        };
-        let frame_push = match slab {
-            Some(slab) if framed => {
-                let (_, frame, _) = slab_names(slab);
-                quote!(__ws.push_frame(&#frame);)
-            }
-            _ => TokenStream::new(),
-        };
         let indexed = !dynamic || self.slab_level().is_some();
         let iter = if self.tapes.len() > tapes_before && indexed {
             self.iterated.push(counter);
@@ -235,21 +202,37 @@ impl Generator<'_> {
             TokenStream::new()
         };
         let (snapshots, after) = self.after_loop(finished);
-        let range = match count {
+        let mut range = match count {
             Some(_) => quote!(0..#count_slot),
             None => quote!(0usize..),
         };
-        // A slab loop walks its frames alongside the counter.
-        let (pattern, range) = match slab {
-            Some(slab) if !framed => {
-                let (block, frame, size) = slab_names(slab);
-                (
-                    quote!((#index, #frame)),
-                    quote!((#range).zip(#block.chunks_exact_mut(#size))),
-                )
+        let mut pattern = index.clone();
+        // Frames: what the slab loop takes before it starts, sets up at the start of each
+        // iteration, and does at its end.
+        let (mut slab_take, mut slab_frame, mut frame_push) =
+            (TokenStream::new(), TokenStream::new(), TokenStream::new());
+        if let Some(slab) = slab {
+            let (block, frame, size) = slab_names(slab);
+            let total = frame_size.unwrap_or_else(|| quote!(0usize));
+            // At least 1, so that the frames can be walked with `chunks_exact`.
+            self.tapes.push(quote! {
+                const #size: usize = { let n = #total; if n == 0 { 1 } else { n } };
+            });
+            self.slab_loops.insert(counter, (slab, framed));
+            self.uses_workspace = true;
+            let iter = iter_slot(depth);
+            if framed {
+                // A frame on the stack, pushed at the end of each iteration.
+                slab_frame = quote!(let mut #frame = [0.0f64; #size]; let #iter: usize = 0;);
+                frame_push = quote!(__ws.push_frame(&#frame););
+            } else {
+                // One block; the loop walks its frames alongside the counter.
+                slab_take = quote!(let #block = __ws.block(#count_slot * #size););
+                slab_frame = quote!(let #iter: usize = 0;);
+                pattern = quote!((#index, #frame));
+                range = quote!((#range).zip(#block.chunks_exact_mut(#size)));
             }
-            _ => (index.clone(), range),
-        };
+        }
         let count_let = count.map(|count| {
             let count = slot_of(count);
             quote!(let #count_slot: usize = #count;)

@@ -75,15 +75,13 @@ impl Generator<'_> {
                     quote!((#target) != 0.0f64),
                 ),
             };
-            let local = slot("saved", self.saved);
-            self.saved += 1;
+            let local = self.saved_local();
             self.pops.push(quote!(let #local = #read;));
             return (quote!(#target = #write;), local.into_token_stream());
         }
         if self.dynamic() {
             self.uses_workspace = true;
-            let local = slot("saved", self.saved);
-            self.saved += 1;
+            let local = self.saved_local();
             let (push, pop) = match kind {
                 Saved::Real => (quote!(push), quote!(pop)),
                 Saved::Index => (quote!(push_int), quote!(pop_int)),
@@ -133,8 +131,7 @@ impl Generator<'_> {
             let target = self.slab_slot(&size);
             self.loops.extend(inner);
             let target = target?;
-            let local = slot("saved", self.saved);
-            self.saved += 1;
+            let local = self.saved_local();
             let (write, read) = if dims.is_empty() {
                 (
                     quote!(#target = #value;),
@@ -162,18 +159,13 @@ impl Generator<'_> {
                     },
                 )
             };
-            let outer = &mut self.loops[level];
-            outer.after.extend(write);
-            outer.after_pops.push(read);
-            outer.copied.push((var, local.to_token_stream()));
-            return Some(local.into_token_stream());
+            return Some(self.copy_after(level, var, write, read, local));
         }
         if self.loops[..level].iter().any(|l| l.dynamic) {
             // Inside a loop of run-time length: pushed after loop `level` (which does not
             // change `var`), popped before the reverse sweep runs that loop.
             self.uses_workspace = true;
-            let local = slot("saved", self.saved);
-            self.saved += 1;
+            let local = self.saved_local();
             let (push, pop) = if dims.is_empty() {
                 (
                     quote!(__ws.push(#value);),
@@ -185,11 +177,7 @@ impl Generator<'_> {
                     quote!(let mut #local: #ty = #zero; __ws.pop_array(&mut #local);),
                 )
             };
-            let outer = &mut self.loops[level];
-            outer.after.extend(push);
-            outer.after_pops.push(pop);
-            outer.copied.push((var, local.to_token_stream()));
-            return Some(local.into_token_stream());
+            return Some(self.copy_after(level, var, push, pop, local));
         }
         let tape = slot("tape", self.tapes.len());
         let (save, read) = if level == 0 && !self.loops[0].in_branch {
@@ -210,6 +198,30 @@ impl Generator<'_> {
         outer.snapshots.extend(save);
         outer.copied.push((var, read.clone()));
         Some(read)
+    }
+
+    /// A new local for a value the reverse sweep takes back (`__saved_N`).
+    fn saved_local(&mut self) -> Ident {
+        self.saved += 1;
+        slot("saved", self.saved - 1)
+    }
+
+    /// Records a copy of `var` taken just after loop `level` (`write`) and taken back into
+    /// `local` before the reverse sweep runs that loop (`read`). Returns how the sweep
+    /// reads it.
+    fn copy_after(
+        &mut self,
+        level: usize,
+        var: VarId,
+        write: TokenStream,
+        read: TokenStream,
+        local: Ident,
+    ) -> TokenStream {
+        let outer = &mut self.loops[level];
+        outer.after.extend(write);
+        outer.after_pops.push(read);
+        outer.copied.push((var, local.to_token_stream()));
+        local.into_token_stream()
     }
 
     /// How the reverse sweep gets the value of `node`: read back from its slot while in
