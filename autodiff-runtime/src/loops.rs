@@ -74,12 +74,6 @@ pub fn nth_back<T: LoopIndex>(_start: T, end: T, k: usize) -> T {
     end.backward(k).backward(1)
 }
 
-/// The `k`-th value of `(start..=end).rev()`: `end - k`.
-#[inline]
-pub fn nth_back_inclusive<T: LoopIndex>(_start: T, end: T, k: usize) -> T {
-    end.backward(k)
-}
-
 /// The number of items of an iterator of `len` items after `.step_by(step)`.
 ///
 /// # Panics
@@ -155,7 +149,10 @@ mod tests {
             let expected: Vec<i32> = (start..=end).collect();
             let n = count_inclusive(start, end);
             assert_eq!(n, expected.len());
-            let back: Vec<i32> = (0..n).map(|k| nth_back_inclusive(start, end, k)).collect();
+            // `.rev()` as `#[grad]` runs it: the position `n - 1 - k`, then its value.
+            let back: Vec<i32> = (0..n)
+                .map(|k| nth(start, end, nth_back(0usize, n, k)))
+                .collect();
             assert_eq!(back, expected.iter().rev().copied().collect::<Vec<_>>());
         }
         assert_eq!(count(-100i8, 100i8), 200);
