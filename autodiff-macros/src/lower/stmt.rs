@@ -113,10 +113,6 @@ impl Lowering {
                         }
                     }
                 }
-                if let (Tail::Return, syn::Stmt::Expr(Expr::Return(_), _)) = (tail, stmt) {
-                    self.statement(stmt);
-                    return None;
-                }
             }
             let before = self.flags_set.len();
             self.statement(stmt);
