@@ -27,20 +27,22 @@
 
 extern crate self as autodiff;
 
-pub use autodiff_macros::grad;
+pub use autodiff_macros::{grad, Differentiable};
 pub use autodiff_runtime::{
-    calc, rules, stop_gradient, DomainError, F64Ext, Gradient, Operand, Tape, Value, Var,
+    calc, rules, stop_gradient, Differentiable, DomainError, F64Ext, Gradient, Operand, Tape,
+    Value, Var,
 };
 
 /// Everything a user of `#[grad]` and the engines needs: `use autodiff::prelude::*;`.
 pub mod prelude {
-    pub use crate::{grad, stop_gradient, F64Ext, Tape, Value, Var};
+    pub use crate::{grad, stop_gradient, Differentiable, F64Ext, Tape, Value, Var};
 }
 
 /// Paths used by code that `#[grad]` generates. Not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use autodiff_runtime::{loops, rules, F64Ext, Flat, Workspace};
+    pub use autodiff_macros::__grad_resume as grad_resume;
+    pub use autodiff_runtime::{loops, rules, Differentiable, F64Ext, Flat, Workspace};
 }
 
 /// The README's Rust examples, compiled and run as doc tests.

@@ -19,10 +19,14 @@ mod errors;
 mod expand;
 #[path = "../src/ir.rs"]
 mod ir;
+#[path = "../src/layout.rs"]
+mod layout;
 #[path = "../src/lower/mod.rs"]
 mod lower;
 #[path = "../src/ops.rs"]
 mod ops;
+#[path = "../src/types.rs"]
+mod types;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use proc_macro2::TokenStream;

@@ -116,6 +116,9 @@ pub fn check(function: &Function) -> syn::Result<Activity> {
     for (index, param) in function.params.iter().enumerate() {
         varied_var[param.var] = function.wrt.contains(&index);
     }
+    for field in &function.fields {
+        varied_var[field.var] = field.differentiable && function.wrt.contains(&field.param);
+    }
     let mut varied = vec![false; nodes.len()];
     loop {
         let mut changed = false;

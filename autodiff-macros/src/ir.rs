@@ -40,6 +40,8 @@ pub struct Function {
     pub wrt: Vec<usize>,
     /// `const` and `use` items declared inside the body, copied into the generated function.
     pub items: Vec<syn::Item>,
+    /// The fields of struct parameters that the body can read.
+    pub fields: Vec<FieldParam>,
     /// Every program variable: parameters, locals, loop variables.
     pub vars: Vec<Var>,
     /// Every expression node of the body.
@@ -63,6 +65,25 @@ pub struct Param {
     /// Whether it is differentiated (`f64` and `f64` arrays are, unless `wrt(..)` leaves
     /// them out; integers and booleans never are).
     pub wrt: bool,
+    /// For a struct parameter (`m: &Mlp` or `m: Mlp`): the struct type, `Mlp`. Its
+    /// fields are variables of their own ([`Function::fields`]); `var` stands for the
+    /// struct as a whole, which the body never reads.
+    pub strukt: Option<Type>,
+}
+
+/// A field of a struct parameter (at any depth: `m.layer.w`) that holds numbers: a
+/// variable of its own, read as `m.layer.w` and with its adjoint in the same field of the
+/// parameter's partial.
+pub struct FieldParam {
+    /// The parameter (an index into [`Function::params`]).
+    pub param: usize,
+    /// The field's path after the parameter's name: `.layer.w`.
+    pub access: TokenStream,
+    /// Its variable.
+    pub var: VarId,
+    /// Whether it is differentiated with its struct (not an integer, a `bool` or a field
+    /// marked `#[differentiable(skip)]`).
+    pub differentiable: bool,
 }
 
 /// A program variable.

@@ -9,6 +9,7 @@
 #![warn(missing_docs)]
 
 pub mod calc;
+mod differentiable;
 mod error;
 mod ext;
 pub mod loops;
@@ -17,6 +18,7 @@ mod tape;
 mod value;
 mod workspace;
 
+pub use differentiable::Differentiable;
 pub use error::DomainError;
 pub use ext::F64Ext;
 pub use tape::{Gradient, Operand, Tape, Var};

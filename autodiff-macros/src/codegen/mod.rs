@@ -101,6 +101,9 @@ pub fn grad_into_ident(ident: &Ident) -> Ident {
 /// The type of a parameter's partial in `<name>_grad`: `f64`, an array of the
 /// parameter's shape, or a `Vec` of its elements for a slice.
 fn partial_type(function: &Function, index: usize) -> TokenStream {
+    if let Some(strukt) = &function.params[index].strukt {
+        return strukt.to_token_stream();
+    }
     let var = &function.vars[function.params[index].var];
     let element = real_type(&var.dims);
     if var.slice {
@@ -141,7 +144,9 @@ pub fn signatures(function: &Function) -> (TokenStream, TokenStream) {
         let var = &function.vars[function.params[i].var];
         let element = real_type(&var.dims);
         let ident = output_slot(function, i);
-        if var.slice {
+        if let Some(strukt) = &function.params[i].strukt {
+            quote!(#ident: &mut #strukt)
+        } else if var.slice {
             quote!(#ident: &mut [#element])
         } else {
             quote!(#ident: &mut #element)
@@ -261,7 +266,11 @@ pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
         // Using `<name>_grad` uses `<name>`: no dead-code warning on the original.
         let _ = #name as fn(#(#param_types),*) -> f64;
     };
-    let has_slices = function.params.iter().any(|p| function.vars[p.var].slice);
+    // Slices and structs have their partials written in place, into `_grad_into`'s buffers.
+    let has_slices = function
+        .params
+        .iter()
+        .any(|p| function.vars[p.var].slice || p.strukt.is_some());
     // The body's items, the workspace, the stack tapes, the forward pass and the sweep.
     let sweep = quote! {
         #(#items)*
@@ -317,25 +326,35 @@ pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
         let output = output_slot(function, i);
         Some(quote!(let #adjoint = #output;))
     });
-    let checks = function.wrt.iter().filter_map(|&i| {
+    let checks = function.wrt.iter().flat_map(|&i| {
         let param = &function.params[i];
-        if !function.vars[param.var].slice {
-            return None;
-        }
         let buffer = output_slot(function, i);
         let ident = &param.ident;
-        let message = format!(
-            "{}: the buffer for the partial of `{ident}` has length {{}}, but `{ident}` has \
-             length {{}}",
-            grad_into_ident(original)
-        );
-        Some(quote! {
-            ::core::assert!(#buffer.len() == #ident.len(), #message, #buffer.len(), #ident.len());
+        let mut lengths = Vec::new();
+        if function.vars[param.var].slice {
+            lengths.push((quote!(#ident), quote!(#buffer), ident.to_string()));
+        }
+        for field in function.fields.iter().filter(|f| f.param == i) {
+            if function.vars[field.var].slice && field.differentiable {
+                let access = &field.access;
+                let name = format!("{ident}{access}").replace(' ', "");
+                lengths.push((quote!(#ident #access), quote!(#buffer #access), name));
+            }
+        }
+        lengths.into_iter().map(move |(value, buffer, name)| {
+            let message = format!(
+                "{}: the buffer for the partial of `{name}` has length {{}}, but `{name}` has \
+                 length {{}}",
+                grad_into_ident(original)
+            );
+            quote! {
+                ::core::assert!(#buffer.len() == #value.len(), #message, #buffer.len(), #value.len());
+            }
         })
     });
     let outputs_added = function.wrt.iter().filter_map(|&i| {
         let var = function.params[i].var;
-        if function.vars[var].slice || !activity.var(var) {
+        if function.vars[var].slice || function.params[i].strukt.is_some() || !activity.var(var) {
             return None;
         }
         let adjoint = slot("adjoint_var", var);
@@ -352,7 +371,13 @@ pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
         let var = &function.vars[param.var];
         let zero = zeros(&var.dims);
         let ident = &param.ident;
-        if var.slice {
+        if let Some(strukt) = &param.strukt {
+            let value = match &param.ty {
+                syn::Type::Reference(_) => quote!(#ident),
+                _ => quote!(&#ident),
+            };
+            quote!(let mut #local = <#strukt as ::autodiff::__private::Differentiable>::zero_like(#value);)
+        } else if var.slice {
             quote!(let mut #local = ::std::vec![#zero; #ident.len()];)
         } else {
             quote!(let mut #local = #zero;)

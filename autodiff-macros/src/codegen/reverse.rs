@@ -62,8 +62,10 @@ impl Generator<'_> {
 
     pub(super) fn adjoint_declaration(&self, var: VarId) -> TokenStream {
         let v = &self.function.vars[var];
-        if !self.activity.var(var) || (v.is_param && v.slice) {
-            // A slice's adjoint is the caller's buffer, a parameter of `_grad_into`.
+        let field = self.function.fields.iter().any(|f| f.var == var);
+        if !self.activity.var(var) || (v.is_param && v.slice) || field {
+            // A slice's adjoint is the caller's buffer, a parameter of `_grad_into`; a
+            // field's is the same field of the caller's buffer for its struct.
             return TokenStream::new();
         }
         let adjoint = slot("adjoint_var", var);
@@ -230,7 +232,7 @@ impl Generator<'_> {
                 if !self.activity.var(*var) || !self.activity.node(*value) {
                     return TokenStream::new();
                 }
-                let seed = slot("adjoint_var", *var).into_token_stream();
+                let seed = self.adjoint_var(*var);
                 let prelude = self.recompute_nodes(nodes);
                 let body = self.propagate(*value, seed, nodes);
                 quote!(#prelude #body)
@@ -249,7 +251,7 @@ impl Generator<'_> {
                     return TokenStream::new();
                 }
                 let prelude = self.recompute_nodes(nodes);
-                let target = self.place(place, slot("adjoint_var", place.var).into_token_stream());
+                let target = self.place(place, self.adjoint_var(place.var));
                 if !self.activity.node(*value) {
                     return quote!(#prelude #target = -0.0;);
                 }
@@ -386,7 +388,7 @@ impl Generator<'_> {
                 if !self.scoped() {
                     self.reached.push(place.var);
                 }
-                let target = self.place(place, slot("adjoint_var", place.var).into_token_stream());
+                let target = self.place(place, self.adjoint_var(place.var));
                 out.extend(if c.negate {
                     quote!(#target -= #term;)
                 } else {

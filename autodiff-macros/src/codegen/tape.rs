@@ -9,9 +9,15 @@ impl Generator<'_> {
         !self.loops.is_empty() || self.in_branch
     }
 
-    /// The slot holding a variable: a parameter keeps its name.
+    /// The slot holding a variable: a parameter keeps its name, a field of a struct
+    /// parameter is read through it (`m.layer.w`).
     pub(super) fn var_slot(&self, var: VarId) -> TokenStream {
         let v = &self.function.vars[var];
+        if let Some(field) = self.function.fields.iter().find(|f| f.var == var) {
+            let param = &self.function.params[field.param].ident;
+            let access = &field.access;
+            return quote!(#param #access);
+        }
         if v.is_param {
             let param = self.function.params.iter().find(|p| p.var == var);
             if let Some(param) = param {
@@ -19,6 +25,17 @@ impl Generator<'_> {
             }
         }
         slot("var", var).into_token_stream()
+    }
+
+    /// The adjoint of a variable: its slot, or for a field of a struct parameter the same
+    /// field of the parameter's buffer in `_grad_into` (`d_m.layer.w`).
+    pub(super) fn adjoint_var(&self, var: VarId) -> TokenStream {
+        if let Some(field) = self.function.fields.iter().find(|f| f.var == var) {
+            let buffer = output_slot(self.function, field.param);
+            let access = &field.access;
+            return quote!(#buffer #access);
+        }
+        slot("adjoint_var", var).into_token_stream()
     }
 
     /// `slot[i][j]` for a place, reading the index nodes' slots.

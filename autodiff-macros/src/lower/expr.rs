@@ -196,7 +196,8 @@ impl Lowering {
             ),
             Expr::Field(field) => self.error(
                 field,
-                "#[grad] does not support field access; pass the field as a parameter",
+                "#[grad] reads the fields of struct parameters that derive `Differentiable` \
+                 (`m.w[i]`, `m.layer.b`), not other fields: pass the value as a parameter",
             ),
             Expr::Tuple(tuple) => self.error(
                 tuple,

@@ -19,13 +19,18 @@
 
 use crate::args::GradArgs;
 use crate::errors::Errors;
+use crate::expand::Layouts;
 use crate::ir::{
-    Block, Function, Node, NodeId, NodeKind, Num, Param, Place, Stmt, Var, VarId, VarKind,
+    Block, FieldParam, Function, Node, NodeId, NodeKind, Num, Param, Place, Stmt, Var, VarId,
+    VarKind,
 };
 use crate::ops::{self, Arg, Op};
+pub use crate::types::is_f64;
+use crate::types::{array_dims, integer_slice, is_bool, is_integer, slice_element};
 
 mod control;
 mod expr;
+mod fields;
 mod iter;
 mod signature;
 mod stmt;
@@ -36,10 +41,11 @@ use syn::spanned::Spanned;
 use syn::{BinOp, Expr, FnArg, Ident, Item, ItemFn, Lit, Local, Pat, Path, ReturnType, Type, UnOp};
 
 /// Lowers a function. Returns every error found in it at once.
-pub fn lower(original: ItemFn, args: &GradArgs) -> syn::Result<Function> {
+pub fn lower(original: ItemFn, args: &GradArgs, layouts: &Layouts) -> syn::Result<Function> {
     let mut lowering = Lowering::default();
-    let params = lowering.signature(&original, args);
-    lowering.function_body(&original.block);
+    let params = lowering.signature(&original, args, layouts);
+    let body = fields::rename(&original.block, &lowering.field_names);
+    lowering.function_body(&body);
     let wrt = match &args.wrt {
         Some(names) => names
             .iter()
@@ -49,6 +55,7 @@ pub fn lower(original: ItemFn, args: &GradArgs) -> syn::Result<Function> {
     };
     let Lowering {
         vars,
+        fields,
         nodes,
         mut blocks,
         items,
@@ -59,6 +66,7 @@ pub fn lower(original: ItemFn, args: &GradArgs) -> syn::Result<Function> {
     errors.finish(Function {
         original,
         params,
+        fields,
         wrt,
         items,
         vars,
@@ -75,99 +83,6 @@ fn kind_of(num: Num) -> VarKind {
         Num::Real => VarKind::Real,
         Num::Bool => VarKind::Bool,
         Num::Int | Num::Unknown => VarKind::Int,
-    }
-}
-
-/// Whether a type is written `f64`.
-pub fn is_f64(ty: &Type) -> bool {
-    matches!(ty, Type::Path(path) if path.qself.is_none() && path.path.is_ident("f64"))
-}
-
-/// Whether a type is a primitive integer type.
-fn is_integer(ty: &Type) -> bool {
-    const INTEGERS: &[&str] = &[
-        "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize",
-    ];
-    matches!(ty, Type::Path(path) if path.qself.is_none()
-        && INTEGERS.iter().any(|name| path.path.is_ident(name)))
-}
-
-fn is_bool(ty: &Type) -> bool {
-    matches!(ty, Type::Path(path) if path.qself.is_none() && path.path.is_ident("bool"))
-}
-
-/// The dimensions of `[f64; N]`, `[[f64; M]; N]`, … (outermost first), or `None` for
-/// another type.
-fn array_dims(ty: &Type) -> Option<Vec<TokenStream>> {
-    match ty {
-        Type::Array(array) => {
-            let mut dims = vec![array.len.to_token_stream()];
-            if is_f64(&array.elem) {
-                Some(dims)
-            } else {
-                dims.extend(array_dims(&array.elem)?);
-                Some(dims)
-            }
-        }
-        Type::Paren(paren) => array_dims(&paren.elem),
-        Type::Group(group) => array_dims(&group.elem),
-        _ => None,
-    }
-}
-
-/// Whether a type is `[T]` or `Vec<T>` of a primitive integer type `T`.
-fn integer_slice(ty: &Type) -> bool {
-    let element = match ty {
-        Type::Slice(slice) => &*slice.elem,
-        Type::Path(path) if path.qself.is_none() => {
-            let Some(last) = path.path.segments.last() else {
-                return false;
-            };
-            match &last.arguments {
-                syn::PathArguments::AngleBracketed(args)
-                    if last.ident == "Vec" && args.args.len() == 1 =>
-                {
-                    match &args.args[0] {
-                        syn::GenericArgument::Type(ty) => ty,
-                        _ => return false,
-                    }
-                }
-                _ => return false,
-            }
-        }
-        _ => return false,
-    };
-    is_integer(element)
-}
-
-/// The element dimensions of `[f64]`, `[[f64; N]]`, `Vec<f64>`, `Vec<[f64; N]>` (empty for
-/// `f64` elements), or `None` for another type.
-fn slice_element(ty: &Type) -> Option<Vec<TokenStream>> {
-    let element = match ty {
-        Type::Slice(slice) => &*slice.elem,
-        Type::Path(path) if path.qself.is_none() => {
-            let last = path.path.segments.last()?;
-            if last.ident != "Vec" {
-                return None;
-            }
-            match &last.arguments {
-                syn::PathArguments::AngleBracketed(args) if args.args.len() == 1 => {
-                    match &args.args[0] {
-                        syn::GenericArgument::Type(ty) => ty,
-                        _ => return None,
-                    }
-                }
-                _ => return None,
-            }
-        }
-        Type::Paren(paren) => return slice_element(&paren.elem),
-        Type::Group(group) => return slice_element(&group.elem),
-        _ => return None,
-    };
-    if is_f64(element) {
-        Some(Vec::new())
-    } else {
-        array_dims(element)
     }
 }
 
@@ -238,6 +153,13 @@ struct Lowering {
     silent: Vec<VarId>,
     /// How many closure bodies enclose the code being lowered.
     closures: usize,
+    /// The fields of struct parameters, each a variable of its own.
+    fields: Vec<FieldParam>,
+    /// For each field of a struct parameter, by its path (`m.layer.w`): the name its
+    /// variable is bound to (`m·layer·w`, which no user can write by accident).
+    field_names: HashMap<String, Ident>,
+    /// The variables of struct parameters as a whole, which the body cannot read.
+    structs: Vec<VarId>,
 }
 
 /// A name bound by an iterator loop to part of a slice or array: `for x in xs` binds `x`

@@ -6,7 +6,12 @@ impl Lowering {
     // ----- signature -------------------------------------------------------------------
 
     /// Checks the signature and declares one variable per parameter.
-    pub(super) fn signature(&mut self, item: &ItemFn, args: &GradArgs) -> Vec<Param> {
+    pub(super) fn signature(
+        &mut self,
+        item: &ItemFn,
+        args: &GradArgs,
+        layouts: &Layouts,
+    ) -> Vec<Param> {
         let sig = &item.sig;
         let errors = &mut self.errors;
         if let Some(token) = &sig.constness {
@@ -80,6 +85,20 @@ impl Lowering {
                 ty => ty,
             };
             let mut slice = false;
+            if let Some(strukt) = crate::layout::struct_path(referenced) {
+                let var = self.declare(&ident, VarKind::Real, Vec::new(), Num::Unknown);
+                self.vars[var].is_param = true;
+                self.structs.push(var);
+                self.struct_fields(params.len(), &ident, &strukt, layouts);
+                params.push(Param {
+                    ident,
+                    ty: ty.clone(),
+                    var,
+                    wrt: args.wrt.is_none(),
+                    strukt: Some(strukt),
+                });
+                continue;
+            }
             let (kind, dims, num) = if is_f64(ty) {
                 (VarKind::Real, Vec::new(), Num::Real)
             } else if let Some(dims) = array_dims(referenced) {
@@ -99,8 +118,8 @@ impl Lowering {
                 self.errors.at(
                     ty,
                     "#[grad] parameters must be `f64`, `[f64; N]` or `&[f64; N]` (also \
-                     nested), slices `&[f64]`, `&[[f64; N]]` or `&Vec<f64>`, or integers \
-                     and `bool` (constants)",
+                     nested), slices `&[f64]`, `&[[f64; N]]` or `&Vec<f64>`, structs that \
+                     derive `Differentiable` (`m: &Mlp`), or integers and `bool` (constants)",
                 );
                 let var = self.declare(&ident, VarKind::Real, Vec::new(), Num::Unknown);
                 self.silent.push(var);
@@ -117,6 +136,7 @@ impl Lowering {
                 ty: ty.clone(),
                 var,
                 wrt: differentiable && args.wrt.is_none(),
+                strukt: None,
             });
         }
 
@@ -126,7 +146,7 @@ impl Lowering {
                     self.errors
                         .at(name, format!("`{name}` is named twice in `wrt`"));
                 } else if let Some(param) = params.iter_mut().find(|p| p.ident == *name) {
-                    if self.vars[param.var].kind == VarKind::Real {
+                    if self.vars[param.var].kind == VarKind::Real || param.strukt.is_some() {
                         param.wrt = true;
                     } else {
                         self.errors.at(

@@ -348,8 +348,19 @@ impl Lowering {
         if self.silent.contains(&var) {
             return None; // a parameter whose type was rejected: reported once already
         }
+        if self.structs.contains(&var) {
+            self.error(
+                whole,
+                format!(
+                    "`{ident}` is a struct: #[grad] reads its fields (`{ident}.field`, \
+                     `{ident}.field[i]`); it cannot pass it on or copy it as a whole yet"
+                ),
+            );
+            return None;
+        }
         let v = &self.vars[var];
         let dims = v.dims.len() + usize::from(v.slice);
+        let ident = ident.to_string().replace('·', ".");
         if index_exprs.len() != dims {
             let message = if dims == 0 {
                 format!("`{ident}` is not an array")

@@ -1,0 +1,95 @@
+//! `#[derive(Differentiable)]`: the trait implementation, and the layout macro through
+//! which `#[grad]` learns the struct's fields (see [`crate::layout`]).
+
+use crate::layout::{self, Layout};
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote};
+use syn::DeriveInput;
+
+/// Expands `#[derive(Differentiable)]`; errors become `compile_error!`.
+pub fn derive(input: TokenStream) -> TokenStream {
+    let input: DeriveInput = match syn::parse2(input) {
+        Ok(input) => input,
+        Err(error) => return error.into_compile_error(),
+    };
+    match layout::parse(&input) {
+        Ok(layout) => {
+            let implementation = implementation(&layout);
+            let macro_ = layout_macro(&layout);
+            quote!(#implementation #macro_)
+        }
+        Err(error) => error.into_compile_error(),
+    }
+}
+
+/// `impl Differentiable`: differentiable fields through their own implementations,
+/// constants copied by `zero_like` and left out of everything else.
+fn implementation(layout: &Layout) -> TokenStream {
+    let name = &layout.ident;
+    let trait_ = quote!(::autodiff::Differentiable);
+    let zero = layout.fields.iter().map(|field| {
+        let ident = &field.ident;
+        if field.kind.differentiable() && !field.skip {
+            quote!(#ident: #trait_::zero_like(&self.#ident))
+        } else {
+            quote!(#ident: ::core::clone::Clone::clone(&self.#ident))
+        }
+    });
+    let numbers: Vec<_> = layout
+        .fields
+        .iter()
+        .filter(|field| field.kind.differentiable() && !field.skip)
+        .map(|field| &field.ident)
+        .collect();
+    quote! {
+        impl #trait_ for #name {
+            #[inline]
+            fn zero_like(&self) -> Self {
+                #name { #(#zero),* }
+            }
+
+            #[inline]
+            fn add_scaled(&mut self, alpha: f64, other: &Self) {
+                #(#trait_::add_scaled(&mut self.#numbers, alpha, &other.#numbers);)*
+            }
+
+            fn param_count(&self) -> usize {
+                0 #(+ #trait_::param_count(&self.#numbers))*
+            }
+
+            fn for_each_param(&self, f: &mut dyn ::core::ops::FnMut(f64)) {
+                #(#trait_::for_each_param(&self.#numbers, f);)*
+            }
+
+            fn for_each_param_mut(&mut self, f: &mut dyn ::core::ops::FnMut(&mut f64)) {
+                #(#trait_::for_each_param_mut(&mut self.#numbers, f);)*
+            }
+        }
+    }
+}
+
+/// The layout macro: named like the struct, in the macro namespace, visible in the crate.
+/// It hands the struct's fields to `#[grad]`'s next step.
+fn layout_macro(layout: &Layout) -> TokenStream {
+    let name = &layout.ident;
+    let hidden = format_ident!("__autodiff_layout_{}", name, span = Span::call_site());
+    let fields = layout.fields.iter().map(|field| {
+        let ident = &field.ident;
+        let ty = &field.ty;
+        let skip = field.skip.then(|| quote!(#[differentiable(skip)]));
+        quote!(#skip #ident: #ty)
+    });
+    quote! {
+        #[doc(hidden)]
+        macro_rules! #hidden {
+            ($($state:tt)*) => {
+                ::autodiff::__private::grad_resume! {
+                    [struct #name { #(#fields),* }] $($state)*
+                }
+            };
+        }
+        #[doc(hidden)]
+        #[allow(unused_imports)]
+        pub(crate) use #hidden as #name;
+    }
+}

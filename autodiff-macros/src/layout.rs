@@ -1,0 +1,187 @@
+//! Struct layouts: what each field of a `#[derive(Differentiable)]` struct holds.
+//!
+//! A macro sees only the tokens it is applied to, so `#[grad] fn loss(m: &Mlp, …)` cannot
+//! see `Mlp`'s fields. The derive therefore defines, next to the struct, a macro with the
+//! struct's name (in the macro namespace, so `use model::Mlp;` imports it with the type)
+//! that hands the struct's definition back to `#[grad]`:
+//!
+//! ```text
+//! #[grad] fn loss(m: &Mlp) -> f64 { … }
+//!   → fn loss(..) { … }                                 (the original)
+//!     Mlp! { @grad [args] [] fn loss(..) { … } }        (asks for Mlp's layout)
+//!   → ::autodiff::__private::grad_resume! {
+//!         [struct Mlp { w: [f64; 2], … }] @grad [args] [] fn loss(..) { … } }
+//!   → fn loss_grad(..) { … }                            (every layout known)
+//! ```
+//! A layout that names another struct type asks for that one in turn.
+
+use crate::types::{array_dims, is_bool, is_f64, is_integer, slice_element};
+use proc_macro2::TokenStream;
+use quote::ToTokens;
+use syn::{Data, DeriveInput, Fields, Ident, Type};
+
+/// A struct's fields, as `#[grad]` sees them.
+pub struct Layout {
+    /// The struct's name.
+    pub ident: Ident,
+    /// Its fields, in declaration order.
+    pub fields: Vec<Field>,
+}
+
+/// One field.
+pub struct Field {
+    /// Its name.
+    pub ident: Ident,
+    /// Its type, as written.
+    pub ty: Type,
+    /// What it holds.
+    pub kind: FieldKind,
+    /// `#[differentiable(skip)]`: a constant.
+    pub skip: bool,
+}
+
+/// What a field holds.
+pub enum FieldKind {
+    /// `f64` or an array of them (dimensions outermost first).
+    Real(Vec<TokenStream>),
+    /// `Vec<f64>` or `Vec<[f64; N]>` (the element's dimensions).
+    Vector(Vec<TokenStream>),
+    /// An integer: a constant.
+    Int,
+    /// A `bool`: a constant.
+    Bool,
+    /// Another struct, which must derive `Differentiable` itself.
+    Struct(Type),
+    /// Anything else: only allowed when skipped.
+    Other,
+}
+
+impl FieldKind {
+    /// Classifies a field's type.
+    pub fn of(ty: &Type) -> FieldKind {
+        if is_f64(ty) {
+            FieldKind::Real(Vec::new())
+        } else if let Some(dims) = array_dims(ty) {
+            FieldKind::Real(dims)
+        } else if let Some(dims) = slice_element(ty) {
+            FieldKind::Vector(dims)
+        } else if is_integer(ty) {
+            FieldKind::Int
+        } else if is_bool(ty) {
+            FieldKind::Bool
+        } else if let Some(path) = struct_path(ty) {
+            FieldKind::Struct(path)
+        } else {
+            FieldKind::Other
+        }
+    }
+
+    /// Whether the field holds numbers that are differentiated (unless skipped).
+    pub fn differentiable(&self) -> bool {
+        matches!(
+            self,
+            FieldKind::Real(_) | FieldKind::Vector(_) | FieldKind::Struct(_)
+        )
+    }
+}
+
+/// Types written as one name that are certainly not structs deriving `Differentiable`.
+const NOT_STRUCTS: &[&str] = &["f32", "char", "str", "String", "Self"];
+
+/// `Name` or `path::Name` without generic arguments: a type that may derive
+/// `Differentiable`.
+pub fn struct_path(ty: &Type) -> Option<Type> {
+    match ty {
+        Type::Path(path)
+            if path.qself.is_none()
+                && path.path.segments.iter().all(|s| s.arguments.is_none())
+                && !is_f64(ty)
+                && !is_integer(ty)
+                && !is_bool(ty)
+                && !NOT_STRUCTS.iter().any(|name| path.path.is_ident(name)) =>
+        {
+            Some(ty.clone())
+        }
+        Type::Paren(paren) => struct_path(&paren.elem),
+        Type::Group(group) => struct_path(&group.elem),
+        _ => None,
+    }
+}
+
+/// The key under which a layout is known: the type's tokens as written.
+pub fn key(ty: &Type) -> String {
+    ty.to_token_stream().to_string()
+}
+
+/// Reads a struct's layout, with an error under anything that is not supported.
+pub fn parse(input: &DeriveInput) -> syn::Result<Layout> {
+    let mut errors = crate::errors::Errors::default();
+    if !input.generics.params.is_empty() {
+        errors.at(
+            &input.generics,
+            "#[derive(Differentiable)] does not support generic structs; write the struct \
+             for `f64`",
+        );
+    }
+    let fields = match &input.data {
+        Data::Struct(data) => match &data.fields {
+            Fields::Named(named) => named.named.iter().collect(),
+            fields => {
+                errors.at(
+                    fields,
+                    "#[derive(Differentiable)] needs named fields (`struct Mlp { w: [f64; 2] }`)",
+                );
+                Vec::new()
+            }
+        },
+        _ => {
+            errors.at(
+                &input.ident,
+                "#[derive(Differentiable)] applies to structs with named fields",
+            );
+            Vec::new()
+        }
+    };
+    let mut layout = Layout {
+        ident: input.ident.clone(),
+        fields: Vec::new(),
+    };
+    for field in fields {
+        let mut skip = false;
+        for attr in &field.attrs {
+            if !attr.path().is_ident("differentiable") {
+                continue;
+            }
+            let parsed = attr.parse_nested_meta(|meta| {
+                if meta.path.is_ident("skip") {
+                    skip = true;
+                    Ok(())
+                } else {
+                    Err(meta.error("unknown option; supported: `#[differentiable(skip)]`"))
+                }
+            });
+            if let Err(error) = parsed {
+                errors.push(error);
+            }
+        }
+        let kind = FieldKind::of(&field.ty);
+        if matches!(kind, FieldKind::Other) && !skip {
+            errors.at(
+                &field.ty,
+                "a field of a `Differentiable` struct must be `f64`, `[f64; N]` (also \
+                 nested), `Vec<f64>`, `Vec<[f64; N]>`, another `Differentiable` struct, an \
+                 integer or `bool`; mark a field that holds anything else \
+                 `#[differentiable(skip)]`",
+            );
+        }
+        if let Some(ident) = &field.ident {
+            layout.fields.push(Field {
+                ident: ident.clone(),
+                ty: field.ty.clone(),
+                kind,
+                skip,
+            });
+        }
+    }
+    errors.finish(layout)
+}

@@ -1,0 +1,163 @@
+//! Struct parameters: each field that holds numbers becomes a variable of its own, and the
+//! body's field paths (`m.layer.w[i]`) are renamed to those variables before lowering, so
+//! every other step treats a field like a parameter of its type.
+//!
+//! ```text
+//! fn loss(m: &Mlp, x: f64) -> f64 {        var0 m (the struct: never read)
+//!     m.w[0] * x + m.b                     var1 m·w: [f64; 2]   (param 0, `.w`)
+//! }                                        var2 m·b: f64        (param 0, `.b`)
+//!                                          var3 x
+//!                                          body: m·w[0] * x + m·b
+//! ```
+//! `·` (U+00B7) is a character of identifiers that users do not type, so the new names
+//! cannot clash with theirs, and reads well in error messages.
+
+use super::*;
+use crate::layout::{self, FieldKind};
+use syn::visit_mut::{self, VisitMut};
+
+/// How deep structs may nest inside one another.
+const MAX_DEPTH: usize = 16;
+
+impl Lowering {
+    /// Declares the fields of the struct parameter `params[param]` named `ident`, of type
+    /// `ty` (as written), each as a parameter variable.
+    pub(super) fn struct_fields(
+        &mut self,
+        param: usize,
+        ident: &Ident,
+        ty: &Type,
+        layouts: &Layouts,
+    ) {
+        let name = ident.to_string();
+        let name = name.trim_start_matches("r#");
+        self.nested_fields(param, ident, ty, layouts, name, quote!(), true, 0);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn nested_fields(
+        &mut self,
+        param: usize,
+        ident: &Ident,
+        ty: &Type,
+        layouts: &Layouts,
+        name: &str,
+        access: TokenStream,
+        differentiable: bool,
+        depth: usize,
+    ) {
+        let Some(input) = layouts.get(ty) else {
+            self.errors.at(
+                ty,
+                "#[grad] could not learn this struct's fields: derive them with \
+                 `#[derive(autodiff::Differentiable)]` on the struct",
+            );
+            return;
+        };
+        if depth > MAX_DEPTH {
+            self.errors.at(ty, "structs nest too deeply for #[grad]");
+            return;
+        }
+        let fields = match layout::parse(input) {
+            Ok(layout) => layout.fields,
+            Err(error) => {
+                self.errors.push(error);
+                return;
+            }
+        };
+        for field in fields {
+            let field_ident = &field.ident;
+            let access = quote!(#access . #field_ident);
+            let name = format!("{name}·{field_ident}");
+            let differentiable = differentiable && !field.skip;
+            if field.skip && matches!(field.kind, FieldKind::Struct(_)) {
+                continue; // a constant of a type #[grad] does not read
+            }
+            let (kind, dims, num, slice) = match field.kind {
+                FieldKind::Real(dims) => (VarKind::Real, dims, Num::Real, false),
+                FieldKind::Vector(dims) => (VarKind::Real, dims, Num::Real, true),
+                FieldKind::Int => (VarKind::Int, Vec::new(), Num::Int, false),
+                FieldKind::Bool => (VarKind::Bool, Vec::new(), Num::Bool, false),
+                FieldKind::Struct(ty) => {
+                    self.nested_fields(
+                        param,
+                        ident,
+                        &ty,
+                        layouts,
+                        &name,
+                        access,
+                        differentiable,
+                        depth + 1,
+                    );
+                    continue;
+                }
+                // A skipped field of another type: the body cannot read it.
+                FieldKind::Other => continue,
+            };
+            let binding = Ident::new(&name, ident.span());
+            let var = self.declare(&binding, kind, dims, num);
+            self.vars[var].is_param = true;
+            self.vars[var].slice = slice;
+            self.fields.push(FieldParam {
+                param,
+                access,
+                var,
+                differentiable: differentiable && kind == VarKind::Real,
+            });
+            let path = name.replace('·', ".");
+            self.field_names.insert(path, binding);
+        }
+    }
+}
+
+/// The body with every path to a field of a struct parameter (`m.layer.w`) replaced by the
+/// name of the field's variable (`m·layer·w`). Paths to something else are left alone.
+pub(super) fn rename(block: &syn::Block, names: &HashMap<String, Ident>) -> syn::Block {
+    let mut block = block.clone();
+    if !names.is_empty() {
+        Rename { names }.visit_block_mut(&mut block);
+    }
+    block
+}
+
+struct Rename<'a> {
+    names: &'a HashMap<String, Ident>,
+}
+
+impl VisitMut for Rename<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        if let Expr::Field(field) = expr {
+            if let Some(ident) = path_of(field).and_then(|path| self.names.get(&path)) {
+                let mut ident = ident.clone();
+                ident.set_span(field.member.span());
+                *expr = Expr::Path(syn::ExprPath {
+                    attrs: Vec::new(),
+                    qself: None,
+                    path: ident.into(),
+                });
+                return;
+            }
+        }
+        visit_mut::visit_expr_mut(self, expr);
+    }
+}
+
+/// `m.layer.w` as a string, for a chain of named fields on a name.
+fn path_of(field: &syn::ExprField) -> Option<String> {
+    let syn::Member::Named(member) = &field.member else {
+        return None;
+    };
+    let base = match &*field.base {
+        Expr::Path(path) if path.qself.is_none() => {
+            let name = path.path.get_ident()?.to_string();
+            name.trim_start_matches("r#").to_owned()
+        }
+        Expr::Field(inner) => path_of(inner)?,
+        Expr::Paren(paren) => match &*paren.expr {
+            Expr::Field(inner) => path_of(inner)?,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    Some(format!("{base}.{member}"))
+}

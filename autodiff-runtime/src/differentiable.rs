@@ -1,0 +1,210 @@
+//! [`Differentiable`]: the types `#[grad]` differentiates as a whole — `f64`, arrays and
+//! vectors of them, and structs that derive the trait — with the flat view an optimizer
+//! needs.
+
+/// A type whose `f64` contents can be differentiated: `f64`, `[T; N]`, `Vec<T>` of such
+/// `T`, and structs with `#[derive(Differentiable)]`.
+///
+/// A `#[grad]` function with a parameter `m: &Model` (or `m: Model`) returns the partial
+/// with respect to `m` as a `Model` holding the adjoints, made with [`zero_like`] and
+/// filled in place. The trait also gives the flat view of the differentiable numbers that
+/// an optimizer works with, in field declaration order, outermost first:
+///
+/// ```
+/// use autodiff_runtime::Differentiable;
+///
+/// let mut w = [[1.0, 2.0], [3.0, 4.0]];
+/// let g = [[0.5, 0.5], [1.0, -1.0]];
+/// w.add_scaled(-0.1, &g); // one gradient step
+/// assert_eq!(w.to_flat_vec(), vec![0.95, 1.95, 2.9, 4.1]);
+/// assert_eq!(w.param_count(), 4);
+/// ```
+///
+/// The derive treats integer and `bool` fields, and fields marked
+/// `#[differentiable(skip)]`, as constants: [`zero_like`] copies them (they must be
+/// `Clone`), and the flat view leaves them out.
+///
+/// [`zero_like`]: Differentiable::zero_like
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a type #[grad] can differentiate",
+    label = "not `f64`, an array or `Vec` of them, or a struct deriving `Differentiable`",
+    note = "add `#[derive(autodiff::Differentiable)]` to the struct, or mark a constant \
+            field `#[differentiable(skip)]`"
+)]
+pub trait Differentiable {
+    /// A value of the same shape with every differentiable number `0.0` and every constant
+    /// field copied from `self`.
+    #[must_use]
+    fn zero_like(&self) -> Self
+    where
+        Self: Sized;
+
+    /// `self += alpha * other`, number by number (constants are left alone). A gradient
+    /// descent step is `model.add_scaled(-rate, &gradient)`.
+    ///
+    /// # Panics
+    /// If a vector in `other` has another length than the same vector in `self`.
+    fn add_scaled(&mut self, alpha: f64, other: &Self);
+
+    /// The number of differentiable numbers.
+    fn param_count(&self) -> usize;
+
+    /// Calls `f` with each differentiable number, in the order of the flat view.
+    fn for_each_param(&self, f: &mut dyn FnMut(f64));
+
+    /// Calls `f` with a mutable reference to each differentiable number, in the order of
+    /// the flat view.
+    fn for_each_param_mut(&mut self, f: &mut dyn FnMut(&mut f64));
+
+    /// The differentiable numbers, flattened.
+    #[must_use]
+    fn to_flat_vec(&self) -> Vec<f64> {
+        let mut out = Vec::with_capacity(self.param_count());
+        self.for_each_param(&mut |x| out.push(x));
+        out
+    }
+
+    /// Overwrites the differentiable numbers from a flat slice (the inverse of
+    /// [`to_flat_vec`](Differentiable::to_flat_vec)).
+    ///
+    /// # Panics
+    /// If `flat.len()` is not [`param_count`](Differentiable::param_count).
+    fn copy_from_flat(&mut self, flat: &[f64]) {
+        assert_eq!(
+            flat.len(),
+            self.param_count(),
+            "copy_from_flat: the slice has {} numbers, the value {}",
+            flat.len(),
+            self.param_count()
+        );
+        let mut values = flat.iter();
+        self.for_each_param_mut(&mut |x| {
+            if let Some(value) = values.next() {
+                *x = *value;
+            }
+        });
+    }
+}
+
+impl Differentiable for f64 {
+    #[inline]
+    fn zero_like(&self) -> Self {
+        0.0
+    }
+
+    #[inline]
+    fn add_scaled(&mut self, alpha: f64, other: &Self) {
+        *self += alpha * other;
+    }
+
+    #[inline]
+    fn param_count(&self) -> usize {
+        1
+    }
+
+    fn for_each_param(&self, f: &mut dyn FnMut(f64)) {
+        f(*self);
+    }
+
+    fn for_each_param_mut(&mut self, f: &mut dyn FnMut(&mut f64)) {
+        f(self);
+    }
+}
+
+impl<T: Differentiable, const N: usize> Differentiable for [T; N] {
+    #[inline]
+    fn zero_like(&self) -> Self {
+        std::array::from_fn(|i| self[i].zero_like())
+    }
+
+    #[inline]
+    fn add_scaled(&mut self, alpha: f64, other: &Self) {
+        for (x, y) in self.iter_mut().zip(other) {
+            x.add_scaled(alpha, y);
+        }
+    }
+
+    fn param_count(&self) -> usize {
+        self.iter().map(Differentiable::param_count).sum()
+    }
+
+    fn for_each_param(&self, f: &mut dyn FnMut(f64)) {
+        for x in self {
+            x.for_each_param(f);
+        }
+    }
+
+    fn for_each_param_mut(&mut self, f: &mut dyn FnMut(&mut f64)) {
+        for x in self {
+            x.for_each_param_mut(f);
+        }
+    }
+}
+
+impl<T: Differentiable> Differentiable for Vec<T> {
+    fn zero_like(&self) -> Self {
+        self.iter().map(Differentiable::zero_like).collect()
+    }
+
+    fn add_scaled(&mut self, alpha: f64, other: &Self) {
+        assert_eq!(
+            self.len(),
+            other.len(),
+            "add_scaled: vectors of lengths {} and {}",
+            self.len(),
+            other.len()
+        );
+        for (x, y) in self.iter_mut().zip(other) {
+            x.add_scaled(alpha, y);
+        }
+    }
+
+    fn param_count(&self) -> usize {
+        self.iter().map(Differentiable::param_count).sum()
+    }
+
+    fn for_each_param(&self, f: &mut dyn FnMut(f64)) {
+        for x in self {
+            x.for_each_param(f);
+        }
+    }
+
+    fn for_each_param_mut(&mut self, f: &mut dyn FnMut(&mut f64)) {
+        for x in self {
+            x.for_each_param_mut(f);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Differentiable;
+
+    #[test]
+    fn flat_view_round_trips_in_declaration_order() {
+        let mut v = vec![[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]];
+        assert_eq!(v.param_count(), 6);
+        assert_eq!(v.to_flat_vec(), vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        v.copy_from_flat(&[6.0, 5.0, 4.0, 3.0, 2.0, 1.0]);
+        assert_eq!(v, vec![[6.0, 5.0], [4.0, 3.0], [2.0, 1.0]]);
+        let zero = v.zero_like();
+        assert_eq!(zero, vec![[0.0; 2]; 3]);
+    }
+
+    #[test]
+    fn add_scaled_is_an_axpy() {
+        let mut x = [1.0, -2.0, 0.5];
+        x.add_scaled(2.0, &[0.5, 1.0, -0.25]);
+        assert_eq!(x, [2.0, 0.0, 0.0]);
+        let mut s = 3.0;
+        s.add_scaled(-0.5, &2.0);
+        assert_eq!(s, 2.0);
+    }
+
+    #[test]
+    #[should_panic(expected = "the slice has 2 numbers, the value 3")]
+    fn copy_from_flat_checks_the_length() {
+        let mut x = [0.0; 3];
+        x.copy_from_flat(&[1.0, 2.0]);
+    }
+}

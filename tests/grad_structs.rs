@@ -1,0 +1,288 @@
+//! Struct parameters: `#[derive(Differentiable)]` structs, their partials, nesting,
+//! constant fields, `Vec` fields, and the flat view, checked against central finite
+//! differences and the `Tape` engine.
+#![allow(clippy::needless_range_loop)] // the loops are written the way users write them
+
+use autodiff::prelude::*;
+
+mod model {
+    use autodiff::Differentiable;
+
+    /// A two-layer perceptron, as a user keeps it.
+    #[derive(Differentiable, Clone, Debug, PartialEq)]
+    pub struct Mlp {
+        pub w1: [[f64; 2]; 3],
+        pub b1: [f64; 3],
+        pub w2: [f64; 3],
+        pub b2: f64,
+    }
+}
+
+use model::Mlp;
+
+#[grad]
+fn mlp_out(m: &Mlp, x: [f64; 2]) -> f64 {
+    let mut out = m.b2;
+    for j in 0..3 {
+        let h = (m.w1[j][0] * x[0] + m.w1[j][1] * x[1] + m.b1[j]).tanh();
+        out += m.w2[j] * h;
+    }
+    out
+}
+
+fn sample() -> Mlp {
+    Mlp {
+        w1: [[0.3, -0.7], [1.1, 0.4], [-0.5, 0.9]],
+        b1: [0.1, -0.2, 0.05],
+        w2: [0.8, -1.2, 0.6],
+        b2: 0.25,
+    }
+}
+
+#[test]
+fn struct_partial_matches_finite_differences() {
+    let m = sample();
+    let x = [0.4, -1.3];
+    let (value, dm, dx) = mlp_out_grad(&m, x);
+    assert_eq!(value.to_bits(), mlp_out(&m, x).to_bits());
+    let flat = m.to_flat_vec();
+    let grads = dm.to_flat_vec();
+    assert_eq!(flat.len(), 6 + 3 + 3 + 1);
+    for i in 0..flat.len() {
+        let h = 1e-6;
+        let (mut up, mut down) = (m.clone(), m.clone());
+        let (mut fu, mut fd) = (flat.clone(), flat.clone());
+        fu[i] += h;
+        fd[i] -= h;
+        up.copy_from_flat(&fu);
+        down.copy_from_flat(&fd);
+        let numeric = (mlp_out(&up, x) - mlp_out(&down, x)) / (2.0 * h);
+        assert!(
+            (grads[i] - numeric).abs() < 1e-7,
+            "component {i}: {} vs {numeric}",
+            grads[i]
+        );
+    }
+    for k in 0..2 {
+        let h = 1e-6;
+        let (mut up, mut down) = (x, x);
+        up[k] += h;
+        down[k] -= h;
+        let numeric = (mlp_out(&m, up) - mlp_out(&m, down)) / (2.0 * h);
+        assert!((dx[k] - numeric).abs() < 1e-7);
+    }
+}
+
+/// Central finite differences of `f` over the flat view of `m`.
+fn numeric_partial<M: Differentiable + Clone>(m: &M, f: impl Fn(&M) -> f64) -> Vec<f64> {
+    let flat = m.to_flat_vec();
+    (0..flat.len())
+        .map(|i| {
+            let h = 1e-6 * flat[i].abs().max(1.0);
+            let (mut up, mut down) = (m.clone(), m.clone());
+            let (mut fu, mut fd) = (flat.clone(), flat.clone());
+            fu[i] += h;
+            fd[i] -= h;
+            up.copy_from_flat(&fu);
+            down.copy_from_flat(&fd);
+            (f(&up) - f(&down)) / (2.0 * h)
+        })
+        .collect()
+}
+
+fn assert_close(actual: &[f64], expected: &[f64], tolerance: f64) {
+    assert_eq!(actual.len(), expected.len());
+    for (i, (a, e)) in actual.iter().zip(expected).enumerate() {
+        assert!(
+            (a - e).abs() <= tolerance * e.abs().max(1.0),
+            "component {i}: {a} vs {e}"
+        );
+    }
+}
+
+/// A layer inside a model inside a model, with constants and a skipped field.
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+pub struct Layer {
+    pub w: [[f64; 2]; 2],
+    pub b: [f64; 2],
+}
+
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+pub struct Net {
+    pub first: Layer,
+    pub second: Layer,
+    pub scale: f64,
+    /// Constants: copied into the partial, never differentiated.
+    pub steps: usize,
+    pub relu: bool,
+    #[differentiable(skip)]
+    pub temperature: f64,
+    #[differentiable(skip)]
+    pub name: String,
+}
+
+#[grad]
+fn net_loss(net: &Net, x: [f64; 2]) -> f64 {
+    let mut h = [0.0; 2];
+    for i in 0..2 {
+        let z = net.first.w[i][0] * x[0] + net.first.w[i][1] * x[1] + net.first.b[i];
+        h[i] = if net.relu { z.relu() } else { z.tanh() };
+    }
+    let mut out = 0.0;
+    for _ in 0..net.steps {
+        for i in 0..2 {
+            // `net.scale` and `h` are read several times: the adjoints accumulate.
+            out += net.scale
+                * (net.second.w[i][0] * h[0] + net.second.w[i][1] * h[1] + net.second.b[i]);
+        }
+    }
+    out / net.temperature + net.scale * net.scale
+}
+
+fn net() -> Net {
+    Net {
+        first: Layer {
+            w: [[0.5, -0.3], [0.8, 0.2]],
+            b: [0.1, -0.4],
+        },
+        second: Layer {
+            w: [[1.5, -0.6], [0.7, 0.9]],
+            b: [0.05, 0.3],
+        },
+        scale: 0.7,
+        steps: 3,
+        relu: false,
+        temperature: 2.0,
+        name: "net".into(),
+    }
+}
+
+#[test]
+fn nested_structs_with_constant_fields() {
+    let x = [0.9, -0.4];
+    for relu in [false, true] {
+        let net = Net { relu, ..net() };
+        let (value, d_net, dx) = net_loss_grad(&net, x);
+        assert_eq!(value.to_bits(), net_loss(&net, x).to_bits());
+        // Constants are copied from the input; skipped fields are not differentiated.
+        assert_eq!(d_net.steps, 3);
+        assert_eq!(d_net.relu, relu);
+        assert_eq!(d_net.temperature, 2.0);
+        assert_eq!(d_net.name, "net");
+        assert_eq!(d_net.param_count(), 4 + 2 + 4 + 2 + 1);
+        let numeric = numeric_partial(&net, |n| net_loss(n, x));
+        assert_close(&d_net.to_flat_vec(), &numeric, 1e-7);
+        let numeric_x: Vec<f64> = (0..2)
+            .map(|k| {
+                let (mut up, mut down) = (x, x);
+                up[k] += 1e-6;
+                down[k] -= 1e-6;
+                (net_loss(&net, up) - net_loss(&net, down)) / 2e-6
+            })
+            .collect();
+        assert_close(&dx, &numeric_x, 1e-7);
+    }
+}
+
+/// A model with vectors of run-time length, and a loss over samples.
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+pub struct Linear {
+    pub w: Vec<f64>,
+    pub b: f64,
+}
+
+#[grad(wrt(model))]
+fn linear_fit(model: &Linear, xs: &[[f64; 3]], ys: &[f64]) -> f64 {
+    let mut loss = 0.0;
+    for (x, y) in xs.iter().zip(ys) {
+        let z: f64 = model.w.iter().zip(x).map(|(w, v)| w * v).sum::<f64>() + model.b;
+        loss += (z - y).powi(2);
+    }
+    loss / ys.len() as f64
+}
+
+#[test]
+fn vec_fields_and_run_time_loops() {
+    let model = Linear {
+        w: vec![0.5, -1.5, 2.0],
+        b: 0.3,
+    };
+    let xs = [
+        [1.0, 2.0, 3.0],
+        [-1.0, 0.5, 0.25],
+        [0.3, 0.3, -2.0],
+        [2.0, -1.0, 1.0],
+    ];
+    let ys = [1.0, -0.5, 0.7, 2.0];
+    let (value, d_model) = linear_fit_grad(&model, &xs, &ys);
+    assert_eq!(value.to_bits(), linear_fit(&model, &xs, &ys).to_bits());
+    assert_eq!(d_model.w.len(), 3);
+    let numeric = numeric_partial(&model, |m| linear_fit(m, &xs, &ys));
+    assert_close(&d_model.to_flat_vec(), &numeric, 1e-7);
+
+    // `_grad_into` adds into a caller's buffer.
+    let mut buffer = model.zero_like();
+    let v1 = linear_fit_grad_into(&model, &xs, &ys, &mut buffer);
+    let v2 = linear_fit_grad_into(&model, &xs, &ys, &mut buffer);
+    assert_eq!(v1.to_bits(), v2.to_bits());
+    let doubled: Vec<f64> = d_model.to_flat_vec().iter().map(|g| 2.0 * g).collect();
+    assert_close(&buffer.to_flat_vec(), &doubled, 1e-12);
+
+    // One gradient step lowers the loss.
+    let mut stepped = model.clone();
+    stepped.add_scaled(-0.01, &d_model);
+    assert!(linear_fit(&stepped, &xs, &ys) < value);
+}
+
+/// The same loss on the `Tape` engine, an independent reference.
+fn linear_fit_tape(model: &Linear, xs: &[[f64; 3]], ys: &[f64]) -> (f64, Vec<f64>) {
+    let tape = Tape::new();
+    let w: Vec<Var> = model.w.iter().map(|&w| tape.var(w)).collect();
+    let b = tape.var(model.b);
+    let mut loss = tape.var(0.0);
+    for (x, &y) in xs.iter().zip(ys) {
+        let mut z = b;
+        for (wi, &xi) in w.iter().zip(x) {
+            z += *wi * xi;
+        }
+        loss += (z - y).powi(2);
+    }
+    let loss = loss / ys.len() as f64;
+    let grads = loss.gradient();
+    let mut flat: Vec<f64> = w.iter().map(|v| grads.wrt(*v)).collect();
+    flat.push(grads.wrt(b));
+    (loss.value(), flat)
+}
+
+#[test]
+fn struct_gradient_agrees_with_the_tape() {
+    let model = Linear {
+        w: vec![0.1, 0.2, -0.3],
+        b: -0.1,
+    };
+    let xs = [[0.5, -1.0, 2.0], [1.5, 0.5, -0.5], [0.0, 1.0, 1.0]];
+    let ys = [0.3, -0.2, 1.1];
+    let (value, d_model) = linear_fit_grad(&model, &xs, &ys);
+    let (tape_value, tape_grad) = linear_fit_tape(&model, &xs, &ys);
+    assert!((value - tape_value).abs() < 1e-12);
+    assert_close(&d_model.to_flat_vec(), &tape_grad, 1e-12);
+}
+
+#[grad]
+fn by_value(m: Layer, k: f64) -> f64 {
+    (m.w[0][0] * m.w[1][1] - m.w[0][1] * m.w[1][0]) * k + m.b[0] * m.b[1]
+}
+
+#[test]
+fn struct_by_value_and_a_scalar() {
+    let m = Layer {
+        w: [[1.0, 2.0], [3.0, 4.0]],
+        b: [0.5, -2.0],
+    };
+    let (value, dm, dk) = by_value_grad(m.clone(), 3.0);
+    assert_eq!(value, (1.0 * 4.0 - 2.0 * 3.0) * 3.0 + 0.5 * -2.0);
+    // Closed form: ∂/∂w = k * cofactors, ∂/∂b = (b1, b0), ∂/∂k = det.
+    assert_eq!(dm.w, [[12.0, -9.0], [-6.0, 3.0]]);
+    assert_eq!(dm.b, [-2.0, 0.5]);
+    assert_eq!(dk, -2.0);
+}
