@@ -11,10 +11,13 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::parse::{Parse, ParseStream};
 use syn::spanned::Spanned;
-use syn::{DeriveInput, FnArg, ItemFn, Token, Type};
+use syn::{DeriveInput, FnArg, ImplItem, ItemFn, ItemImpl, Token, Type};
 
 /// Expands `#[grad(args)] item`: the original item, then `<name>_grad`.
 pub fn grad(args: TokenStream, item: TokenStream) -> TokenStream {
+    if let Ok(block) = syn::parse2::<ItemImpl>(item.clone()) {
+        return methods(args, block);
+    }
     let function: ItemFn = match syn::parse2(item.clone()) {
         Ok(function) => function,
         Err(_) => {
@@ -25,14 +28,100 @@ pub fn grad(args: TokenStream, item: TokenStream) -> TokenStream {
             return with_error(item, error);
         }
     };
+    if let Some(FnArg::Receiver(receiver)) = function.sig.inputs.first() {
+        let error = syn::Error::new_spanned(
+            receiver,
+            "#[grad] on a method needs `#[grad]` on its `impl` block too, to know the type \
+             of `self`: `#[grad] impl Model { #[grad] fn loss(&self, …) -> f64 { … } }`",
+        );
+        return with_error(item, error);
+    }
     let original = function.clone();
     let state = State {
         args,
         layouts: Layouts::default(),
+        self_ty: None,
         function,
     };
     let rest = state.step();
     quote!(#original #rest)
+}
+
+/// Expands `#[grad] impl Type { … }`: the block unchanged but for the `#[grad]` attributes
+/// of its methods, then the gradients of those methods, in a block `impl Type { … }` of
+/// their own.
+fn methods(args: TokenStream, mut block: ItemImpl) -> TokenStream {
+    let mut errors = crate::errors::Errors::default();
+    if !args.is_empty() {
+        errors.at(
+            &args,
+            "#[grad] on an `impl` block takes no arguments; write `wrt(..)` on the methods",
+        );
+    }
+    if let Some((_, path, _)) = &block.trait_ {
+        errors.at(
+            path,
+            "#[grad] differentiates methods of inherent `impl` blocks (`impl Model`), not \
+             of trait implementations: a trait's `impl` cannot hold `<name>_grad`",
+        );
+    }
+    if !block.generics.params.is_empty() {
+        errors.at(
+            &block.generics,
+            "#[grad] does not support generic `impl` blocks",
+        );
+    }
+    let mut marked = Vec::new();
+    for item in &mut block.items {
+        let ImplItem::Fn(method) = item else { continue };
+        let position = method.attrs.iter().position(is_grad_attribute);
+        if let Some(position) = position {
+            let attribute = method.attrs.remove(position);
+            let args = match attribute.meta {
+                syn::Meta::List(list) => list.tokens,
+                _ => TokenStream::new(),
+            };
+            marked.push((args, method.clone()));
+        }
+    }
+    if let Err(error) = errors.finish(()) {
+        let error = error.into_compile_error();
+        return quote!(#block #error);
+    }
+    if marked.is_empty() {
+        let error = syn::Error::new_spanned(
+            &block.self_ty,
+            "mark the methods to differentiate with `#[grad]` inside this block",
+        )
+        .into_compile_error();
+        return quote!(#block #error);
+    }
+    let self_ty = &*block.self_ty;
+    let gradients = marked.into_iter().map(|(args, method)| {
+        let function = ItemFn {
+            attrs: method.attrs,
+            vis: method.vis,
+            sig: method.sig,
+            block: Box::new(method.block),
+        };
+        State {
+            args,
+            layouts: Layouts::default(),
+            self_ty: Some(self_ty.clone()),
+            function,
+        }
+        .step()
+    });
+    quote!(#block #(#gradients)*)
+}
+
+/// `#[grad]`, `#[grad(..)]`, `#[autodiff::grad]`, …
+fn is_grad_attribute(attribute: &syn::Attribute) -> bool {
+    attribute
+        .path()
+        .segments
+        .last()
+        .is_some_and(|segment| segment.ident == "grad")
 }
 
 /// Expands a later step: `[struct …] @grad [args] [layouts] fn …`, the state of
@@ -55,6 +144,8 @@ pub fn resume(input: TokenStream) -> TokenStream {
 struct State {
     args: TokenStream,
     layouts: Layouts,
+    /// For a method: the type of its `impl` block.
+    self_ty: Option<Type>,
     function: ItemFn,
 }
 
@@ -98,7 +189,14 @@ impl State {
             .iter()
             .filter_map(|input| match input {
                 FnArg::Typed(typed) => layout::struct_path(referenced(&typed.ty)),
-                FnArg::Receiver(_) => None,
+                FnArg::Receiver(_) => {
+                    let args = args::parse(self.args.clone()).unwrap_or_default();
+                    if lower::differentiates_self(&args) {
+                        self.self_ty.as_ref().and_then(layout::struct_path)
+                    } else {
+                        None
+                    }
+                }
             })
             .collect();
         pending.reverse();
@@ -126,8 +224,10 @@ impl State {
         let State {
             args,
             layouts,
+            self_ty,
             function,
         } = self;
+        let self_ty = self_ty.iter();
         let known = layouts
             .known
             .iter()
@@ -138,7 +238,7 @@ impl State {
                 fn __differentiable<T: ::autodiff::Differentiable>() {}
                 let _ = __differentiable::<#ty>;
             };
-            #ty! { @grad [#args] [#(#known)*] #function }
+            #ty! { @grad [#args] [#(#known)*] [#(#self_ty)*] #function }
         }
     }
 
@@ -147,17 +247,26 @@ impl State {
         let State {
             args,
             layouts,
+            self_ty,
             function,
         } = self;
-        match try_expand(args.clone(), function.clone(), &layouts) {
+        let context = Context {
+            layouts: &layouts,
+            self_ty: self_ty.as_ref(),
+        };
+        let output = match try_expand(args.clone(), function.clone(), &context) {
             Ok(gradient) => gradient,
             Err(error) => {
                 // Give callers of `<name>_grad` something to resolve to, so the user sees
                 // the real error and not a cascade after it.
                 let error = error.into_compile_error();
-                let stub = stub(&function, args, &layouts);
+                let stub = stub(&function, args, &context);
                 quote!(#error #stub)
             }
+        };
+        match &self_ty {
+            Some(self_ty) => quote!(impl #self_ty { #output }),
+            None => output,
         }
     }
 }
@@ -213,21 +322,38 @@ impl Parse for Resume {
             syn::bracketed!(known in content);
             layouts.insert(ty, known.parse()?);
         }
+        let content;
+        syn::bracketed!(content in input);
+        let self_ty: Option<Type> = if content.is_empty() {
+            None
+        } else {
+            Some(content.parse()?)
+        };
         let function: ItemFn = input.parse()?;
         Ok(Resume {
             layout,
             state: State {
                 args,
                 layouts,
+                self_ty,
                 function,
             },
         })
     }
 }
 
-fn try_expand(args: TokenStream, function: ItemFn, layouts: &Layouts) -> syn::Result<TokenStream> {
+/// What lowering needs besides the function: the struct layouts, and for a method the type
+/// of its `impl` block.
+pub struct Context<'a> {
+    /// The layouts of the struct types of parameters and of their fields.
+    pub layouts: &'a Layouts,
+    /// The type `Self` stands for, in a method.
+    pub self_ty: Option<&'a Type>,
+}
+
+fn try_expand(args: TokenStream, function: ItemFn, context: &Context) -> syn::Result<TokenStream> {
     let args = args::parse(args)?;
-    let function = lower::lower(function, &args, layouts)?;
+    let function = lower::lower(function, &args, context)?;
     let activity = check::check(&function)?;
     Ok(codegen::gradient_fn(&function, &activity))
 }
@@ -239,7 +365,7 @@ fn with_error(item: TokenStream, error: syn::Error) -> TokenStream {
 
 /// A body-less stand-in for `<name>_grad` when the signature itself is fine, with the
 /// partials `wrt(..)` asks for, so that callers see no second error.
-fn stub(function: &ItemFn, args: TokenStream, layouts: &Layouts) -> TokenStream {
+fn stub(function: &ItemFn, args: TokenStream, context: &Context) -> TokenStream {
     let args = args::parse(args).unwrap_or_default();
     let Ok(lowered) = lower::lower(
         ItemFn {
@@ -247,7 +373,7 @@ fn stub(function: &ItemFn, args: TokenStream, layouts: &Layouts) -> TokenStream 
             ..function.clone()
         },
         &args,
-        layouts,
+        context,
     ) else {
         return TokenStream::new();
     };

@@ -42,6 +42,9 @@ pub struct Function {
     pub items: Vec<syn::Item>,
     /// The fields of struct parameters that the body can read.
     pub fields: Vec<FieldParam>,
+    /// A method or associated function (of an `impl` block marked `#[grad]`): the
+    /// functions it generates are reached through `Self::`.
+    pub in_impl: bool,
     /// Every program variable: parameters, locals, loop variables.
     pub vars: Vec<Var>,
     /// Every expression node of the body.

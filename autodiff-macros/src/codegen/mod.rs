@@ -257,9 +257,21 @@ pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
             Span::mixed_site().located_at(original.span()),
         )
     };
-    let name = mixed(original.clone());
-    let grad_name = mixed(grad_ident(original));
-    let into_name = mixed(grad_into_ident(original));
+    let (name, grad_name, into_name) = (
+        mixed(original.clone()),
+        mixed(grad_ident(original)),
+        mixed(grad_into_ident(original)),
+    );
+    // In an `impl` block the functions are reached through `Self::`.
+    let (name, grad_name, into_name) = if function.in_impl {
+        (
+            quote!(Self::#name),
+            quote!(Self::#grad_name),
+            quote!(Self::#into_name),
+        )
+    } else {
+        (quote!(#name), quote!(#grad_name), quote!(#into_name))
+    };
     let param_types = function.params.iter().map(|p| &p.ty);
     let param_names: Vec<&Ident> = function.params.iter().map(|p| &p.ident).collect();
     let uses_original = quote! {

@@ -52,7 +52,10 @@ impl Lowering {
                         }
                         None => self.poisoned(ident.span()),
                     },
-                    None if matches!(base, Expr::Path(p) if p.qself.is_none()) => {
+                    None if matches!(base, Expr::Path(p) if p.qself.is_none())
+                        || (self.constant_self
+                            && matches!(base, Expr::Field(f) if fields::on_self(f))) =>
+                    {
                         // `TABLE[i]`: an element of a constant array.
                         let mut indices = Vec::with_capacity(index_exprs.len());
                         for index in &index_exprs {
@@ -194,6 +197,14 @@ impl Lowering {
                 reference,
                 "#[grad] does not support `&mut`; use the value itself",
             ),
+            Expr::Field(field) if self.constant_self && fields::on_self(field) => {
+                // A field of a constant `self`: a constant of the type the compiler knows.
+                self.push(
+                    NodeKind::Const(field.to_token_stream()),
+                    Num::Unknown,
+                    field.span(),
+                )
+            }
             Expr::Field(field) => self.error(
                 field,
                 "#[grad] reads the fields of struct parameters that derive `Differentiable` \

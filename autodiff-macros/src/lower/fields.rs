@@ -161,3 +161,13 @@ fn path_of(field: &syn::ExprField) -> Option<String> {
     };
     Some(format!("{base}.{member}"))
 }
+
+/// Whether a field path starts at `self` (`self.w`, `self.layer.b`).
+pub(super) fn on_self(field: &syn::ExprField) -> bool {
+    match &*field.base {
+        Expr::Path(path) => path.path.is_ident("self"),
+        Expr::Field(inner) => on_self(inner),
+        Expr::Paren(paren) => matches!(&*paren.expr, Expr::Field(inner) if on_self(inner)),
+        _ => false,
+    }
+}

@@ -19,7 +19,7 @@
 
 use crate::args::GradArgs;
 use crate::errors::Errors;
-use crate::expand::Layouts;
+use crate::expand::{Context, Layouts};
 use crate::ir::{
     Block, FieldParam, Function, Node, NodeId, NodeKind, Num, Param, Place, Stmt, Var, VarId,
     VarKind,
@@ -36,14 +36,15 @@ mod signature;
 mod stmt;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
+pub use signature::differentiates_self;
 use std::collections::HashMap;
 use syn::spanned::Spanned;
 use syn::{BinOp, Expr, FnArg, Ident, Item, ItemFn, Lit, Local, Pat, Path, ReturnType, Type, UnOp};
 
 /// Lowers a function. Returns every error found in it at once.
-pub fn lower(original: ItemFn, args: &GradArgs, layouts: &Layouts) -> syn::Result<Function> {
+pub fn lower(original: ItemFn, args: &GradArgs, context: &Context) -> syn::Result<Function> {
     let mut lowering = Lowering::default();
-    let params = lowering.signature(&original, args, layouts);
+    let params = lowering.signature(&original, args, context);
     let body = fields::rename(&original.block, &lowering.field_names);
     lowering.function_body(&body);
     let wrt = match &args.wrt {
@@ -67,6 +68,7 @@ pub fn lower(original: ItemFn, args: &GradArgs, layouts: &Layouts) -> syn::Resul
         original,
         params,
         fields,
+        in_impl: context.self_ty.is_some(),
         wrt,
         items,
         vars,
@@ -160,6 +162,8 @@ struct Lowering {
     field_names: HashMap<String, Ident>,
     /// The variables of struct parameters as a whole, which the body cannot read.
     structs: Vec<VarId>,
+    /// A method whose `self` is a constant: `self.field` reads are constants.
+    constant_self: bool,
 }
 
 /// A name bound by an iterator loop to part of a slice or array: `for x in xs` binds `x`

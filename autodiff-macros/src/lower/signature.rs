@@ -10,8 +10,9 @@ impl Lowering {
         &mut self,
         item: &ItemFn,
         args: &GradArgs,
-        layouts: &Layouts,
+        context: &Context,
     ) -> Vec<Param> {
+        let layouts = context.layouts;
         let sig = &item.sig;
         let errors = &mut self.errors;
         if let Some(token) = &sig.constness {
@@ -54,14 +55,22 @@ impl Lowering {
         let mut rejected: Vec<Ident> = Vec::new();
         for input in &sig.inputs {
             let typed = match input {
-                FnArg::Receiver(receiver) => {
-                    self.errors.at(
-                        receiver,
-                        "#[grad] does not support methods with a `self` receiver yet; \
-                         write a free function that takes the fields it needs",
-                    );
-                    continue;
-                }
+                FnArg::Receiver(receiver) => match self.receiver(receiver, args, context) {
+                    Some(param) => {
+                        let param = Param {
+                            wrt: param.wrt && args.wrt.is_none(),
+                            ..param
+                        };
+                        params.push(param);
+                        let index = params.len() - 1;
+                        if let Some(strukt) = params[index].strukt.clone() {
+                            let ident = params[index].ident.clone();
+                            self.struct_fields(index, &ident, &strukt, layouts);
+                        }
+                        continue;
+                    }
+                    None => continue,
+                },
                 FnArg::Typed(typed) => typed,
             };
             let (ident, mutable) = match &*typed.pat {
@@ -164,4 +173,74 @@ impl Lowering {
         }
         params
     }
+
+    /// `&self` or `self` of a method: a struct parameter named `self` when `self` is
+    /// differentiated, and otherwise a constant whose fields are read as they are.
+    fn receiver(
+        &mut self,
+        receiver: &syn::Receiver,
+        args: &GradArgs,
+        context: &Context,
+    ) -> Option<Param> {
+        let Some(self_ty) = context.self_ty else {
+            self.errors.at(
+                receiver,
+                "#[grad] on a method needs `#[grad]` on its `impl` block too, to know the \
+                 type of `self`",
+            );
+            return None;
+        };
+        if receiver.mutability.is_some() && receiver.reference.is_some() {
+            self.errors.at(
+                receiver,
+                "#[grad] differentiates methods that take `&self` or `self`, not `&mut self`",
+            );
+            self.constant_self = true; // its fields are not reported again
+            return None;
+        }
+        let ident = Ident::new("self", receiver.self_token.span);
+        let ty: Type = match &receiver.reference {
+            Some(_) => syn::parse_quote!(&#self_ty),
+            None => self_ty.clone(),
+        };
+        if !differentiates_self(args) {
+            // A constant `self`: its fields are read as written (see `expr`).
+            self.constant_self = true;
+            let var = self.declare(&ident, VarKind::Int, Vec::new(), Num::Unknown);
+            self.vars[var].is_param = true;
+            self.structs.push(var);
+            return Some(Param {
+                ident,
+                ty,
+                var,
+                wrt: false,
+                strukt: None,
+            });
+        }
+        let Some(strukt) = crate::layout::struct_path(self_ty) else {
+            self.errors.at(
+                self_ty,
+                "#[grad] differentiates `self` of a struct that derives `Differentiable`; \
+                 leave `self` out with `wrt(..)` to treat it as a constant",
+            );
+            return None;
+        };
+        let var = self.declare(&ident, VarKind::Real, Vec::new(), Num::Unknown);
+        self.vars[var].is_param = true;
+        self.structs.push(var);
+        Some(Param {
+            ident,
+            ty,
+            var,
+            wrt: true,
+            strukt: Some(strukt),
+        })
+    }
+}
+
+/// Whether `self` is differentiated: always, unless `wrt(..)` leaves it out.
+pub fn differentiates_self(args: &GradArgs) -> bool {
+    args.wrt
+        .as_ref()
+        .map_or(true, |names| names.iter().any(|name| name == "self"))
 }

@@ -1,0 +1,87 @@
+//! Methods: `#[grad]` on an `impl` block and its methods, with `self` differentiated (a
+//! struct deriving `Differentiable`) or constant (`wrt(..)` leaves it out), and associated
+//! functions.
+
+use autodiff::prelude::*;
+
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+pub struct Quadratic {
+    pub a: [f64; 2],
+    pub c: f64,
+    pub scale: u32,
+}
+
+#[grad]
+impl Quadratic {
+    /// `scale * (a0 x0² + a1 x1²) + c`.
+    #[grad]
+    pub fn eval(&self, x: [f64; 2]) -> f64 {
+        let mut s = self.c;
+        for i in 0..2 {
+            s += self.scale as f64 * self.a[i] * x[i] * x[i];
+        }
+        s
+    }
+
+    /// `self` is a constant here.
+    #[grad(wrt(x))]
+    pub fn eval_in_x(&self, x: [f64; 2]) -> f64 {
+        let mut s = self.c;
+        for i in 0..2 {
+            s += self.a[i] * x[i] * x[i];
+        }
+        s * self.scale as f64
+    }
+
+    /// An associated function: no `self`.
+    #[grad]
+    pub fn square(x: f64) -> f64 {
+        x * x
+    }
+
+    /// A method without `#[grad]` is left alone.
+    pub fn describe(&self) -> String {
+        format!("{:?}", self.a)
+    }
+}
+
+#[test]
+fn method_gradient_in_self_and_arguments() {
+    let q = Quadratic {
+        a: [1.5, -0.5],
+        c: 2.0,
+        scale: 3,
+    };
+    let x = [0.7, 1.3];
+    let (value, dq, dx) = q.eval_grad(x);
+    assert_eq!(value.to_bits(), q.eval(x).to_bits());
+    // Closed form.
+    assert_eq!(dq.a, [3.0 * x[0] * x[0], 3.0 * x[1] * x[1]]);
+    assert_eq!(dq.c, 1.0);
+    assert_eq!(dq.scale, 3, "constants are copied into the partial");
+    let expected_dx = [3.0 * 2.0 * 1.5 * x[0], 3.0 * 2.0 * -0.5 * x[1]];
+    for k in 0..2 {
+        assert!((dx[k] - expected_dx[k]).abs() < 1e-12);
+    }
+    // `_grad_into` is a method too.
+    let mut buffer_q = q.zero_like();
+    let mut buffer_x = [0.0; 2];
+    let v = q.eval_grad_into(x, &mut buffer_q, &mut buffer_x);
+    assert_eq!(v.to_bits(), value.to_bits());
+    assert_eq!(buffer_q, dq);
+    assert_eq!(q.describe(), "[1.5, -0.5]");
+}
+
+#[test]
+fn constant_self_and_associated_functions() {
+    let q = Quadratic {
+        a: [2.0, 0.25],
+        c: -1.0,
+        scale: 2,
+    };
+    let x = [0.5, -2.0];
+    let (value, dx) = q.eval_in_x_grad(x);
+    assert_eq!(value.to_bits(), q.eval_in_x(x).to_bits());
+    assert_eq!(dx, [2.0 * 2.0 * 2.0 * 0.5, 2.0 * 2.0 * 0.25 * -2.0]);
+    assert_eq!(Quadratic::square_grad(3.0), (9.0, 6.0));
+}
