@@ -1,6 +1,7 @@
 //! Methods: `#[grad]` on an `impl` block and its methods, with `self` differentiated (a
 //! struct deriving `Differentiable`) or constant (`wrt(..)` leaves it out), and associated
 //! functions.
+#![allow(clippy::needless_range_loop)] // the loops are written the way users write them
 
 use autodiff::prelude::*;
 
