@@ -8,22 +8,52 @@
 //! backpropagation as the reference, and finally draws the decision boundary (in the
 //! terminal, and as an SVG file).
 //!
-//! The training uses `loss_slices`, the loss written over slices of samples (`xs.len()` is
-//! known only at run time), as it would be for a data set read from a file. The
-//! constant-size `loss` (`SAMPLES` fixed at compile time) is timed next to it.
+//! The model is a struct, `Mlp`, with `#[derive(Differentiable)]`, and the training loss
+//! is its method `Mlp::loss`, over slices of samples (`xs.len()` is known only at run
+//! time), as it would be for a data set read from a file: `model.loss_grad(xs, ys)`
+//! returns the loss and an `Mlp` of partials, and a gradient step is
+//! `model.add_scaled(-rate, &grad)`. The same loss over a flat parameter array
+//! (`loss_slices`) and with a constant number of samples (`loss`) is timed next to it.
 
 #[path = "moons_model/mod.rs"]
 mod model;
 
+use autodiff::Differentiable;
 use model::{
     accuracy, init, loss, loss_backprop, loss_backprop_dense, loss_grad, loss_slices,
-    loss_slices_grad, loss_value, moons, score, PARAMS,
+    loss_slices_grad, loss_value, moons, score, Mlp, PARAMS,
 };
 use std::time::{Duration, Instant};
 
 const STEPS: usize = 100;
 const DATA_SEED: u64 = 1337;
 const INIT_SEED: u64 = 7;
+
+/// Full-batch gradient descent on the model as a struct: the loss is a method, its
+/// gradient an `Mlp`, and a step one line. Returns the model and the time spent in
+/// gradients.
+fn train_mlp(xs: &[[f64; 2]], ys: &[f64]) -> (Mlp, Duration) {
+    let mut model = Mlp::from_flat(&init(INIT_SEED));
+    let mut spent = Duration::ZERO;
+    for k in 0..STEPS {
+        let start = Instant::now();
+        let (value, grad) = model.loss_grad(xs, ys);
+        spent += start.elapsed();
+        let rate = 1.0 - 0.9 * k as f64 / STEPS as f64;
+        model.add_scaled(-rate, &grad);
+        if k % 10 == 0 || k == STEPS - 1 {
+            let all: (&[[f64; 2]; 100], &[f64; 100]) = (
+                xs.try_into().expect("100 samples"),
+                ys.try_into().expect("100 samples"),
+            );
+            println!(
+                "step {k:3}  loss {value:.6}  accuracy {:5.1}%",
+                100.0 * accuracy(&model.to_flat(), all.0, all.1)
+            );
+        }
+    }
+    (model, spent)
+}
 
 /// One full-batch gradient-descent run with the given gradient; returns the parameters,
 /// the total time spent computing gradients, and the progress lines.
@@ -65,15 +95,31 @@ fn main() {
 
     // The first call on a thread grows the workspace the gradient keeps its saved values
     // on; later calls reuse it. Make that first call outside the timed training.
-    let _ = loss_slices_grad(&init(INIT_SEED), xs_slice, ys_slice);
+    let _ = Mlp::from_flat(&init(INIT_SEED)).loss_grad(xs_slice, ys_slice);
 
-    println!("training with #[grad] (loss over slices of samples):");
-    let (p, grad_time) = train(|p| loss_slices_grad(p, xs_slice, ys_slice), &xs, &ys, true);
-    let final_accuracy = accuracy(&p, &xs, &ys);
+    println!("training with #[grad] (the model a struct, its loss a method over slices):");
+    let (mlp, struct_time) = train_mlp(xs_slice, ys_slice);
     println!(
         "final loss {:.6}, training accuracy {:.0}%\n",
-        loss_slices(&p, xs_slice, ys_slice),
-        100.0 * final_accuracy
+        mlp.loss(xs_slice, ys_slice),
+        100.0 * accuracy(&mlp.to_flat(), &xs, &ys)
+    );
+    let (p, grad_time) = train(|p| loss_slices_grad(p, xs_slice, ys_slice), &xs, &ys, false);
+    let same =
+        mlp.loss(xs_slice, ys_slice).to_bits() == loss_slices(&p, xs_slice, ys_slice).to_bits();
+    let apart = mlp
+        .to_flat()
+        .iter()
+        .zip(&p)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    println!(
+        "trained again over a flat parameter array: parameters {apart:.1e} apart, final loss {}",
+        if same {
+            "equal bit for bit"
+        } else {
+            "different"
+        }
     );
     let (p_constant, constant_time) = train(|p| loss_grad(p, &xs, &ys), &xs, &ys, false);
     let apart = p
@@ -105,7 +151,8 @@ fn main() {
 
     let per_step = |t: Duration| t.as_secs_f64() * 1e6 / STEPS as f64;
     println!("gradient time per step (100 samples, 337 parameters):");
-    println!("  #[grad], slices       {:10.1} µs", per_step(grad_time));
+    println!("  #[grad], struct Mlp   {:10.1} µs", per_step(struct_time));
+    println!("  #[grad], flat array   {:10.1} µs", per_step(grad_time));
     println!(
         "  #[grad], constant     {:10.1} µs",
         per_step(constant_time)
@@ -123,16 +170,17 @@ fn main() {
         ratio(grad_time, dense_time),
         ratio(grad_time, backprop_time)
     );
-    let (slices, constant, dense) = interleaved(&p0(), xs_slice, ys_slice);
+    let [structured, slices, constant, dense] = interleaved(&p0(), xs_slice, ys_slice);
     println!(
-        "  interleaved, median per gradient: slices {slices:.1} µs, constant {constant:.1} µs, \
-         dense {dense:.1} µs"
+        "  interleaved, median per gradient: struct {structured:.1} µs, flat array \
+         {slices:.1} µs, constant size {constant:.1} µs, dense {dense:.1} µs"
     );
     println!(
-        "  slices / constant = {:.2}x;  slices / dense = {:.2}x;  constant / dense = {:.2}x\n",
+        "  struct / flat array = {:.2}x;  flat array / constant size = {:.2}x;  \
+         flat array / dense = {:.2}x\n",
+        structured / slices,
         slices / constant,
-        slices / dense,
-        constant / dense
+        slices / dense
     );
 
     print_boundary(&p, &xs, &ys);
@@ -147,18 +195,22 @@ fn p0() -> [f64; PARAMS] {
     init(INIT_SEED)
 }
 
-/// Time per gradient (µs) of the slice loss, the constant-size loss and the dense
-/// hand-written backpropagation at `p`: the median over rounds, each round timing a batch
-/// of each in turn (the order rotating), so that a slow spell of the machine falls on all
-/// three alike.
-fn interleaved(p: &[f64; PARAMS], xs: &[[f64; 2]], ys: &[f64]) -> (f64, f64, f64) {
+/// Time per gradient (µs) of the struct model's loss, the flat slice loss, the
+/// constant-size loss and the dense hand-written backpropagation at `p`: the median over
+/// rounds, each round timing a batch of each in turn (the order rotating), so that a slow
+/// spell of the machine falls on all of them alike.
+fn interleaved(p: &[f64; PARAMS], xs: &[[f64; 2]], ys: &[f64]) -> [f64; 4] {
     use std::hint::black_box;
     const ROUNDS: usize = 31;
     const BATCH: u32 = 40;
     let xs_array: &[[f64; 2]; 100] = xs.try_into().expect("100 samples");
     let ys_array: &[f64; 100] = ys.try_into().expect("100 samples");
     // Each result goes to `black_box` whole, so that no part of a gradient can be skipped.
-    let contenders: [&dyn Fn(); 3] = [
+    let mlp = Mlp::from_flat(p);
+    let contenders: [&dyn Fn(); 4] = [
+        &|| {
+            black_box(&black_box(&mlp).loss_grad(black_box(xs), black_box(ys)));
+        },
         &|| {
             black_box(&loss_slices_grad(
                 black_box(p),
@@ -181,12 +233,13 @@ fn interleaved(p: &[f64; PARAMS], xs: &[[f64; 2]], ys: &[f64]) -> (f64, f64, f64
             ));
         },
     ];
-    let mut samples = [[0.0; ROUNDS]; 3];
+    let n = contenders.len();
+    let mut samples = [[0.0; ROUNDS]; 4];
     // Indexed by round and by contender, the rotation mixing the two.
     #[allow(clippy::needless_range_loop)]
     for round in 0..ROUNDS {
-        for k in 0..3 {
-            let i = (k + round) % 3;
+        for k in 0..n {
+            let i = (k + round) % n;
             let start = Instant::now();
             for _ in 0..BATCH {
                 contenders[i]();
@@ -194,11 +247,10 @@ fn interleaved(p: &[f64; PARAMS], xs: &[[f64; 2]], ys: &[f64]) -> (f64, f64, f64
             samples[i][round] = start.elapsed().as_secs_f64() * 1e6 / f64::from(BATCH);
         }
     }
-    let [slices, constant, dense] = samples.map(|mut s| {
+    samples.map(|mut s| {
         s.sort_by(f64::total_cmp);
         s[ROUNDS / 2]
-    });
-    (slices, constant, dense)
+    })
 }
 
 /// The plane from (-1.5, -1) to (2.5, 1.5), as (columns, rows) of cells.

@@ -7,7 +7,7 @@ mod model;
 
 use model::{
     init, loss, loss_backprop, loss_backprop_dense, loss_grad, loss_slices, loss_slices_grad,
-    loss_slices_grad_into, loss_value, moons, PARAMS,
+    loss_slices_grad_into, loss_value, moons, Mlp, PARAMS,
 };
 
 fn assert_gradients_close(actual: &[f64], expected: &[f64], tolerance: f64, what: &str) {
@@ -149,4 +149,26 @@ fn moons_gradient_runs_on_a_test_thread_stack() {
         })
         .expect("spawn");
     assert!(handle.join().expect("no overflow").is_finite());
+}
+
+#[test]
+fn struct_model_matches_the_flat_loss() {
+    let (xs, ys) = moons(5);
+    for seed in [1, 2, 3] {
+        let p = init(seed);
+        let m = Mlp::from_flat(&p);
+        assert_eq!(Mlp::from_flat(&m.to_flat()), m);
+        let (value, d_m) = m.loss_grad(&xs, &ys);
+        let (flat_value, flat_grad) = loss_slices_grad(&p, &xs, &ys);
+        assert_eq!(value.to_bits(), m.loss(&xs, &ys).to_bits());
+        assert_eq!(
+            value.to_bits(),
+            flat_value.to_bits(),
+            "same value bit for bit"
+        );
+        assert_gradients_close(&d_m.to_flat(), &flat_grad, 1e-12, "struct vs flat");
+        // And against the Value engine, an independent reference.
+        let (_, value_grad) = loss_value(&p, &xs, &ys);
+        assert_gradients_close(&d_m.to_flat(), &value_grad, 1e-9, "struct vs Value");
+    }
 }

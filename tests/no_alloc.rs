@@ -408,3 +408,52 @@ fn run_time_loops_compute_the_right_thing() {
     let fd = (reductions(0.4, &plus) - reductions(0.4, &minus)) / (2.0 * h);
     assert!(close(dxs[7], fd), "reductions xs[7]: {} vs {fd}", dxs[7]);
 }
+
+/// A model as a struct without `Vec` fields, its loss a method over slices of samples.
+#[derive(autodiff::Differentiable, Clone)]
+struct Affine {
+    w: [[f64; 2]; 2],
+    b: [f64; 2],
+    gain: f64,
+}
+
+#[grad]
+impl Affine {
+    #[grad(wrt(self))]
+    fn loss(&self, xs: &[[f64; 2]], ys: &[f64]) -> f64 {
+        let mut total = 0.0;
+        for (x, &y) in xs.iter().zip(ys) {
+            let mut out = 0.0;
+            for j in 0..2 {
+                out += (self.w[j][0] * x[0] + self.w[j][1] * x[1] + self.b[j]).tanh();
+            }
+            total += (self.gain * out - y).powi(2);
+        }
+        total / xs.len() as f64
+    }
+}
+
+#[test]
+fn struct_gradients_do_not_allocate_after_the_first_call() {
+    std::thread::spawn(|| {
+        let (xs, ys, _) = sample_slices(200);
+        let model = Affine {
+            w: [[0.3, -0.2], [0.5, 0.9]],
+            b: [0.1, -0.1],
+            gain: 0.8,
+        };
+        let _ = black_box(model.loss_grad(&xs, &ys));
+        let (count, total) = allocations_in(|| {
+            let mut total = 0.0;
+            for _ in 0..100 {
+                let (value, grad) = black_box(&model).loss_grad(&xs, &ys);
+                total += value + grad.gain + grad.w[1][0];
+            }
+            black_box(total)
+        });
+        assert_eq!(count, 0, "struct gradients allocated {count} times in 100 calls");
+        assert!(total.is_finite() && total != 0.0, "total = {total}");
+    })
+    .join()
+    .expect("the test thread");
+}

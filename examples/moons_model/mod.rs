@@ -146,6 +146,118 @@ pub fn loss_slices(p: &[f64; PARAMS], xs: &[[f64; 2]], ys: &[f64]) -> f64 {
     data_loss / (xs.len() as f64) + ALPHA * penalty
 }
 
+/// The same network as a Rust type, the way a user keeps a model: one field per layer's
+/// weights and biases. `#[derive(Differentiable)]` lets `#[grad]` differentiate with
+/// respect to it; the partial is an `Mlp` of the same shape.
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+pub struct Mlp {
+    /// First hidden layer: one row of input weights per unit.
+    pub w1: [[f64; INPUTS]; HIDDEN],
+    /// First hidden layer's biases.
+    pub b1: [f64; HIDDEN],
+    /// Second hidden layer.
+    pub w2: [[f64; HIDDEN]; HIDDEN],
+    /// Second hidden layer's biases.
+    pub b2: [f64; HIDDEN],
+    /// The output unit's weights.
+    pub w3: [f64; HIDDEN],
+    /// The output unit's bias.
+    pub b3: f64,
+}
+
+#[grad]
+impl Mlp {
+    /// The training loss of `loss_slices`, as a method: mean hinge loss plus the L2
+    /// penalty, over a data set of any size. Same operations in the same order, so the
+    /// same value bit for bit.
+    #[grad(wrt(self))]
+    pub fn loss(&self, xs: &[[f64; 2]], ys: &[f64]) -> f64 {
+        let mut data_loss = 0.0;
+        for (x, &y) in xs.iter().zip(ys) {
+            let mut h1 = [0.0; HIDDEN];
+            for j in 0..HIDDEN {
+                let mut act = self.b1[j];
+                for i in 0..INPUTS {
+                    act += self.w1[j][i] * x[i];
+                }
+                h1[j] = act.relu();
+            }
+            let mut h2 = [0.0; HIDDEN];
+            for j in 0..HIDDEN {
+                let mut act = self.b2[j];
+                for k in 0..HIDDEN {
+                    act += self.w2[j][k] * h1[k];
+                }
+                h2[j] = act.relu();
+            }
+            let mut score = self.b3;
+            for k in 0..HIDDEN {
+                score += self.w3[k] * h2[k];
+            }
+            data_loss += (1.0 - y * score).relu();
+        }
+        // In the flat layout's order (a unit's weights, then its bias).
+        let mut penalty = 0.0;
+        for j in 0..HIDDEN {
+            for i in 0..INPUTS {
+                penalty += self.w1[j][i] * self.w1[j][i];
+            }
+            penalty += self.b1[j] * self.b1[j];
+        }
+        for j in 0..HIDDEN {
+            for k in 0..HIDDEN {
+                penalty += self.w2[j][k] * self.w2[j][k];
+            }
+            penalty += self.b2[j] * self.b2[j];
+        }
+        for k in 0..HIDDEN {
+            penalty += self.w3[k] * self.w3[k];
+        }
+        penalty += self.b3 * self.b3;
+        data_loss / (xs.len() as f64) + ALPHA * penalty
+    }
+}
+
+impl Mlp {
+    /// The model whose parameters are `p` in the flat layout of `loss`.
+    pub fn from_flat(p: &[f64; PARAMS]) -> Mlp {
+        let mut m = Mlp {
+            w1: [[0.0; INPUTS]; HIDDEN],
+            b1: [0.0; HIDDEN],
+            w2: [[0.0; HIDDEN]; HIDDEN],
+            b2: [0.0; HIDDEN],
+            w3: [0.0; HIDDEN],
+            b3: p[L3 + HIDDEN],
+        };
+        for j in 0..HIDDEN {
+            let unit = L1 + j * (INPUTS + 1);
+            m.w1[j].copy_from_slice(&p[unit..unit + INPUTS]);
+            m.b1[j] = p[unit + INPUTS];
+            let unit = L2 + j * (HIDDEN + 1);
+            m.w2[j].copy_from_slice(&p[unit..unit + HIDDEN]);
+            m.b2[j] = p[unit + HIDDEN];
+        }
+        m.w3.copy_from_slice(&p[L3..L3 + HIDDEN]);
+        m
+    }
+
+    /// The parameters in the flat layout of `loss` (the inverse of `from_flat`).
+    pub fn to_flat(&self) -> [f64; PARAMS] {
+        let mut p = [0.0; PARAMS];
+        for j in 0..HIDDEN {
+            let unit = L1 + j * (INPUTS + 1);
+            p[unit..unit + INPUTS].copy_from_slice(&self.w1[j]);
+            p[unit + INPUTS] = self.b1[j];
+            let unit = L2 + j * (HIDDEN + 1);
+            p[unit..unit + HIDDEN].copy_from_slice(&self.w2[j]);
+            p[unit + HIDDEN] = self.b2[j];
+        }
+        p[L3..L3 + HIDDEN].copy_from_slice(&self.w3);
+        p[L3 + HIDDEN] = self.b3;
+        p
+    }
+}
+
 /// One forward pass through the network, keeping what backpropagation needs.
 pub struct Activations {
     /// First hidden layer, before and after the ReLU.
