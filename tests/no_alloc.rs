@@ -451,7 +451,10 @@ fn struct_gradients_do_not_allocate_after_the_first_call() {
             }
             black_box(total)
         });
-        assert_eq!(count, 0, "struct gradients allocated {count} times in 100 calls");
+        assert_eq!(
+            count, 0,
+            "struct gradients allocated {count} times in 100 calls"
+        );
         assert!(total.is_finite() && total != 0.0, "total = {total}");
     })
     .join()

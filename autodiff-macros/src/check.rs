@@ -19,7 +19,7 @@
 //! ```
 
 use crate::errors::Errors;
-use crate::ir::{Block, Function, NodeId, NodeKind, Stmt, VarId};
+use crate::ir::{Block, CallArg, Function, NodeId, NodeKind, Place, Stmt, VarId};
 use crate::lower::is_f64;
 use crate::ops::Arg;
 
@@ -54,6 +54,14 @@ pub fn differentiable_operands(kind: &NodeKind) -> Vec<(usize, NodeId)> {
             .enumerate()
             .collect(),
         NodeKind::Call { args, .. } => args.iter().copied().enumerate().collect(),
+        NodeKind::Pullback { args, .. } => args
+            .iter()
+            .enumerate()
+            .filter_map(|(position, arg)| match arg {
+                CallArg::Value(node) => Some((position, *node)),
+                CallArg::Whole { .. } => None,
+            })
+            .collect(),
         NodeKind::Cast { arg, ty } if is_f64(ty) => vec![(0, *arg)],
         NodeKind::Const(_)
         | NodeKind::Read(_)
@@ -67,6 +75,18 @@ pub fn differentiable_operands(kind: &NodeKind) -> Vec<(usize, NodeId)> {
         | NodeKind::Vector { .. }
         | NodeKind::Intrinsic { .. } => Vec::new(),
     }
+}
+
+/// The places a [`NodeKind::Pullback`] passes whole.
+pub fn whole_args(kind: &NodeKind) -> impl Iterator<Item = &Place> {
+    let args: &[CallArg] = match kind {
+        NodeKind::Pullback { args, .. } => args,
+        _ => &[],
+    };
+    args.iter().filter_map(|arg| match arg {
+        CallArg::Whole { place, .. } => Some(place),
+        CallArg::Value(_) => None,
+    })
 }
 
 /// Every `(variable, value)` written by a `let` or an assignment, and the returned node.
@@ -98,6 +118,13 @@ fn writes(block: &Block, out: &mut Vec<(VarId, NodeId)>, result: &mut Option<Nod
 /// gradient: a differentiated value converted to an integer or used where an integer is
 /// expected.
 pub fn check(function: &Function) -> syn::Result<Activity> {
+    check_for(function, &function.wrt)
+}
+
+/// The activity when the parameters `wrt` (indices into `function.params`) are
+/// differentiated, as for the pullback, which differentiates every parameter that holds
+/// numbers whatever `wrt(..)` says.
+pub fn check_for(function: &Function, wrt: &[usize]) -> syn::Result<Activity> {
     let nodes = &function.nodes;
     let mut assignments = Vec::new();
     let mut result = None;
@@ -114,10 +141,10 @@ pub fn check(function: &Function) -> syn::Result<Activity> {
     // straight-line code settles in one pass; values carried around loops take a few more.
     let mut varied_var = vec![false; function.vars.len()];
     for (index, param) in function.params.iter().enumerate() {
-        varied_var[param.var] = function.wrt.contains(&index);
+        varied_var[param.var] = wrt.contains(&index);
     }
     for field in &function.fields {
-        varied_var[field.var] = field.differentiable && function.wrt.contains(&field.param);
+        varied_var[field.var] = field.differentiable && wrt.contains(&field.param);
     }
     let mut varied = vec![false; nodes.len()];
     loop {
@@ -125,9 +152,12 @@ pub fn check(function: &Function) -> syn::Result<Activity> {
         for (id, node) in nodes.iter().enumerate() {
             varied[id] = match &node.kind {
                 NodeKind::Read(place) => varied_var[place.var],
-                kind => differentiable_operands(kind)
-                    .iter()
-                    .any(|&(_, arg)| varied[arg]),
+                kind => {
+                    differentiable_operands(kind)
+                        .iter()
+                        .any(|&(_, arg)| varied[arg])
+                        || whole_args(kind).any(|place| varied_var[place.var])
+                }
             };
             if varied[id] {
                 for &var in &written_from[id] {
@@ -160,6 +190,10 @@ pub fn check(function: &Function) -> syn::Result<Activity> {
                 continue;
             }
             if let NodeKind::Read(place) = &nodes[id].kind {
+                changed |= !useful_var[place.var];
+                useful_var[place.var] = true;
+            }
+            for place in whole_args(&nodes[id].kind) {
                 changed |= !useful_var[place.var];
                 useful_var[place.var] = true;
             }

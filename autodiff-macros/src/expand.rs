@@ -378,8 +378,11 @@ fn stub(function: &ItemFn, args: TokenStream, context: &Context) -> TokenStream 
         return TokenStream::new();
     };
     let (signature, signature_into) = codegen::signatures(&lowered);
+    let pullback = codegen::vjp_signature(&lowered)
+        .map(|signature| quote!(#[allow(unused_variables)] #signature { ::core::unreachable!() }));
     quote! {
         #[allow(unused_variables)] #signature { ::core::unreachable!() }
         #[allow(unused_variables)] #signature_into { ::core::unreachable!() }
+        #pullback
     }
 }

@@ -87,6 +87,8 @@ pub struct FieldParam {
     /// Whether it is differentiated with its struct (not an integer, a `bool` or a field
     /// marked `#[differentiable(skip)]`).
     pub differentiable: bool,
+    /// Whether it holds a struct (passed whole to calls, never read as a number).
+    pub strukt: bool,
 }
 
 /// A program variable.
@@ -258,6 +260,15 @@ pub enum NodeKind {
         /// The arguments.
         args: Vec<NodeId>,
     },
+    /// A call that passes an array, a slice or a struct whole (`g(m, x)`, `self.g(x)`,
+    /// `self.layer.g(x)`): the forward pass calls the function for its value, the sweep
+    /// calls its pullback `g_vjp` with the call's adjoint.
+    Pullback {
+        /// What is called.
+        callee: Callee,
+        /// The arguments (for a method, the receiver first).
+        args: Vec<CallArg>,
+    },
     /// `stop_gradient(arg)`: the value of `arg`, with no gradient flowing back.
     StopGradient(NodeId),
     /// `arg as ty`: a numeric conversion. Differentiable only as `as f64` of an `f64`.
@@ -313,6 +324,27 @@ pub enum NodeKind {
     },
 }
 
+/// The function a [`NodeKind::Pullback`] calls.
+pub enum Callee {
+    /// `path(args)`.
+    Path(Path),
+    /// `receiver.method(args)`, the receiver being the first argument.
+    Method(Ident),
+}
+
+/// An argument of a [`NodeKind::Pullback`].
+pub enum CallArg {
+    /// A number (`f64`, integer or `bool`).
+    Value(NodeId),
+    /// A parameter, a field of a struct parameter, or a row of one, passed whole.
+    Whole {
+        /// What is passed: a variable with fewer indices than it has dimensions.
+        place: Place,
+        /// Passed as `&place` rather than `place`.
+        reference: bool,
+    },
+}
+
 /// What kind of value a node holds, as far as lowering can tell without type inference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Num {
@@ -361,6 +393,7 @@ pub fn recomputable(nodes: &[Node], vars: &[Var], node: NodeId) -> bool {
             nodes[node].num != Num::Bool && again(lhs) && again(rhs)
         }
         NodeKind::Call { .. }
+        | NodeKind::Pullback { .. }
         | NodeKind::StopGradient(_)
         | NodeKind::Not(_)
         | NodeKind::Vector { .. } => false,

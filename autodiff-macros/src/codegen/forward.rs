@@ -1,6 +1,7 @@
 //! The forward pass: the body again, one `let` per node, saving what the sweep needs.
 
 use super::*;
+use crate::ir::{CallArg, Callee};
 
 impl Generator<'_> {
     // ----- forward -------------------------------------------------------------------
@@ -468,6 +469,40 @@ impl Generator<'_> {
                 }
                 out
             }
+            NodeKind::Pullback { callee, args } => {
+                let mut out = TokenStream::new();
+                for (position, arg) in args.iter().enumerate() {
+                    if let CallArg::Whole { place, .. } = arg {
+                        if !function.vars[place.var].is_param {
+                            // A local array: the sweep passes the copy taken at the call.
+                            let copy = whole_copy(id, position);
+                            let value = self.place(place, self.var_slot(place.var));
+                            out.extend(quote!(let #copy = #value;));
+                        }
+                    }
+                }
+                let values: Vec<TokenStream> = args
+                    .iter()
+                    .enumerate()
+                    .map(|(position, a)| self.call_arg(id, position, a))
+                    .collect();
+                let call = pullback_call(callee, &values, None, &[]);
+                out.extend(quote_spanned!(node.span=> let #binding: f64 = #call;));
+                if activity.node(id) {
+                    // The sweep calls the pullback with the same arguments.
+                    for (position, arg) in args.iter().enumerate() {
+                        match arg {
+                            CallArg::Value(value) => {
+                                let (save, read) = self.reverse_value(*value);
+                                out.extend(save);
+                                self.factors.insert((id, position), read);
+                            }
+                            CallArg::Whole { place, .. } => out.extend(self.save_indices(place)),
+                        }
+                    }
+                }
+                out
+            }
             NodeKind::Call { path, args } => {
                 let values: Vec<TokenStream> = args.iter().map(|&a| arg(a)).collect();
                 if !activity.node(id) {
@@ -510,4 +545,62 @@ impl Generator<'_> {
             }
         }
     }
+}
+
+impl Generator<'_> {
+    /// An argument of a pullback call (`id`) as passed: a number's slot, or what is passed
+    /// whole as written (`m`, `&w[j]`, `self.layer`), a local array by its copy.
+    pub(super) fn call_arg(&self, id: NodeId, position: usize, arg: &CallArg) -> TokenStream {
+        match arg {
+            CallArg::Value(node) => slot_of(*node),
+            CallArg::Whole { place, reference } => {
+                let value = if self.function.vars[place.var].is_param {
+                    self.place(place, self.var_slot(place.var))
+                } else {
+                    whole_copy(id, position).into_token_stream()
+                };
+                if *reference {
+                    quote!(&#value)
+                } else {
+                    value
+                }
+            }
+        }
+    }
+}
+
+/// `path(args)` or `(receiver).method(args)`; with a seed, the pullback
+/// `path_vjp(args, seed, buffers)`.
+pub(super) fn pullback_call(
+    callee: &Callee,
+    values: &[TokenStream],
+    seed: Option<&TokenStream>,
+    buffers: &[TokenStream],
+) -> TokenStream {
+    let rename = |ident: &Ident| match seed {
+        Some(_) => vjp_ident(ident),
+        None => ident.clone(),
+    };
+    let tail: Vec<&TokenStream> = seed.into_iter().chain(buffers).collect();
+    match callee {
+        Callee::Path(path) => {
+            let mut path = path.clone();
+            if let Some(last) = path.segments.last_mut() {
+                last.ident = rename(&last.ident);
+            }
+            quote!(#path(#(#values,)* #(#tail),*))
+        }
+        Callee::Method(method) => {
+            let method = rename(method);
+            let (receiver, rest) = values
+                .split_first()
+                .map_or((None, values), |(r, rest)| (Some(r), rest));
+            quote!((#receiver).#method(#(#rest,)* #(#tail),*))
+        }
+    }
+}
+
+/// The copy of a local array passed whole, as argument `position` of call `id`.
+fn whole_copy(id: NodeId, position: usize) -> Ident {
+    Ident::new(&format!("__whole_{id}_{position}"), Span::mixed_site())
 }

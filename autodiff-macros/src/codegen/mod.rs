@@ -38,6 +38,8 @@ use std::collections::HashMap;
 mod forward;
 mod reverse;
 mod tape;
+mod vjp;
+pub use vjp::{vjp_ident, vjp_signature};
 
 /// The name of the gradient function of `ident`: `f` → `f_grad`, with `f`'s span.
 pub fn grad_ident(ident: &Ident) -> Ident {
@@ -122,13 +124,9 @@ fn output_slot(function: &Function, index: usize) -> Ident {
     Ident::new(&format!("d_{param}"), Span::mixed_site())
 }
 
-/// The signatures of `<name>_grad` and `<name>_grad_into`.
-pub fn signatures(function: &Function) -> (TokenStream, TokenStream) {
-    let original = &function.original;
-    let vis = &original.vis;
-    let name = grad_ident(&original.sig.ident);
-    let into = grad_into_ident(&original.sig.ident);
-    let params: Vec<TokenStream> = function
+/// The parameters as the original declares them (`mut x: f64`, `w: &[f64; 3]`).
+fn param_list(function: &Function) -> Vec<TokenStream> {
+    function
         .params
         .iter()
         .map(|p| {
@@ -137,42 +135,59 @@ pub fn signatures(function: &Function) -> (TokenStream, TokenStream) {
             let ty = &p.ty;
             quote!(#mutability #ident: #ty)
         })
-        .collect();
-    let outputs =
-        std::iter::once(quote!(f64)).chain(function.wrt.iter().map(|&i| partial_type(function, i)));
-    let buffers = function.wrt.iter().map(|&i| {
-        let var = &function.vars[function.params[i].var];
-        let element = real_type(&var.dims);
-        let ident = output_slot(function, i);
-        if let Some(strukt) = &function.params[i].strukt {
-            quote!(#ident: &mut #strukt)
-        } else if var.slice {
-            quote!(#ident: &mut [#element])
-        } else {
-            quote!(#ident: &mut #element)
-        }
-    });
-    let cfgs: Vec<_> = original
+        .collect()
+}
+
+/// `d_p: &mut P`, the buffer a partial of `params[i]` is added to.
+fn buffer_param(function: &Function, i: usize) -> TokenStream {
+    let var = &function.vars[function.params[i].var];
+    let element = real_type(&var.dims);
+    let ident = output_slot(function, i);
+    if let Some(strukt) = &function.params[i].strukt {
+        quote!(#ident: &mut #strukt)
+    } else if var.slice {
+        quote!(#ident: &mut [#element])
+    } else {
+        quote!(#ident: &mut #element)
+    }
+}
+
+/// The attributes every generated function carries: the original's `#[cfg]`s, `#[inline]`,
+/// and lints that generated code cannot follow.
+fn attributes(function: &Function) -> TokenStream {
+    let cfgs = function
+        .original
         .attrs
         .iter()
-        .filter(|a| a.path().is_ident("cfg"))
-        .collect();
-    let (doc, doc_into) = doc(function);
-    let attributes = quote! {
+        .filter(|a| a.path().is_ident("cfg"));
+    quote! {
+        #(#cfgs)*
         #[inline]
         #[allow(unused_variables, unused_mut, unused_assignments, unused_parens)]
         #[allow(non_snake_case, clippy::all, clippy::pedantic, clippy::nursery)]
-    };
+    }
+}
+
+/// The signatures of `<name>_grad` and `<name>_grad_into`.
+pub fn signatures(function: &Function) -> (TokenStream, TokenStream) {
+    let original = &function.original;
+    let vis = &original.vis;
+    let name = grad_ident(&original.sig.ident);
+    let into = grad_into_ident(&original.sig.ident);
+    let params = param_list(function);
+    let outputs =
+        std::iter::once(quote!(f64)).chain(function.wrt.iter().map(|&i| partial_type(function, i)));
+    let buffers = function.wrt.iter().map(|&i| buffer_param(function, i));
+    let (doc, doc_into) = doc(function);
+    let attributes = attributes(function);
     (
         quote! {
-            #(#cfgs)*
             #[doc = #doc]
             #[must_use]
             #attributes
             #vis fn #name(#(#params),*) -> (#(#outputs),*)
         },
         quote! {
-            #(#cfgs)*
             #[doc = #doc_into]
             #attributes
             #[allow(dead_code)]
@@ -210,13 +225,26 @@ fn doc(function: &Function) -> (String, String) {
     (grad, into)
 }
 
-/// `<name>_grad` and `<name>_grad_into`.
-pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
-    let (signature, signature_into) = signatures(function);
+/// A function's forward pass and reverse sweep, as one block of statements.
+struct Sweep {
+    /// The body's items, the workspace, the stack tapes, the forward pass and the sweep.
+    code: TokenStream,
+    /// The slot of the returned value.
+    value: TokenStream,
+    /// Gives the workspace back (empty when there is none).
+    recycle: TokenStream,
+    /// Variables whose adjoint gets a contribution on every path.
+    reached: Vec<VarId>,
+}
+
+/// Generates the sweep of `function` for the given activity, with the result's adjoint
+/// seeded by `seed` (`1.0` for a gradient).
+fn sweep(function: &Function, activity: &Activity, seed: TokenStream) -> Sweep {
     let items = &function.items;
     let mut gen = Generator {
         function,
         activity,
+        seed,
         tapes: Vec::new(),
         factors: HashMap::new(),
         flags: HashMap::new(),
@@ -239,7 +267,6 @@ pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
     let forward = gen.forward_block(&function.body);
     let reverse = gen.reverse_block(&function.body, true);
     let tapes = &gen.tapes;
-    let value = gen.result.clone().unwrap_or_else(|| quote!(0.0));
     let (take, recycle) = if gen.uses_workspace {
         (
             quote!(let mut __ws = ::autodiff::__private::Workspace::take();),
@@ -248,88 +275,83 @@ pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
     } else {
         (TokenStream::new(), TokenStream::new())
     };
+    Sweep {
+        code: quote! {
+            #(#items)*
+            #take
+            #(#tapes)*
+            #forward
+            #reverse
+        },
+        value: gen.result.clone().unwrap_or_else(|| quote!(0.0)),
+        recycle,
+        reached: gen.reached,
+    }
+}
 
-    // Mixed-site hygiene: a parameter named like the function cannot shadow it here.
+/// How the generated functions name each other and the original: with mixed-site
+/// hygiene (a parameter named like a function cannot shadow it), through `Self::` in an
+/// `impl` block.
+struct Names {
+    original: TokenStream,
+    grad: TokenStream,
+    into: TokenStream,
+    vjp: TokenStream,
+}
+
+fn names(function: &Function) -> Names {
     let original = &function.original.sig.ident;
     let mixed = |ident: Ident| {
-        Ident::new(
+        let ident = Ident::new(
             &ident.to_string(),
             Span::mixed_site().located_at(original.span()),
-        )
+        );
+        if function.in_impl {
+            quote!(Self::#ident)
+        } else {
+            quote!(#ident)
+        }
     };
-    let (name, grad_name, into_name) = (
-        mixed(original.clone()),
-        mixed(grad_ident(original)),
-        mixed(grad_into_ident(original)),
-    );
-    // In an `impl` block the functions are reached through `Self::`.
-    let (name, grad_name, into_name) = if function.in_impl {
-        (
-            quote!(Self::#name),
-            quote!(Self::#grad_name),
-            quote!(Self::#into_name),
-        )
-    } else {
-        (quote!(#name), quote!(#grad_name), quote!(#into_name))
-    };
+    Names {
+        original: mixed(original.clone()),
+        grad: mixed(grad_ident(original)),
+        into: mixed(grad_into_ident(original)),
+        vjp: mixed(vjp_ident(original)),
+    }
+}
+
+/// `let _ = f as fn(..) -> f64;`: using `<name>_grad` uses `<name>`, so the original gets
+/// no dead-code warning.
+fn uses_original(function: &Function, names: &Names) -> TokenStream {
+    let name = &names.original;
     let param_types = function.params.iter().map(|p| &p.ty);
-    let param_names: Vec<&Ident> = function.params.iter().map(|p| &p.ident).collect();
-    let uses_original = quote! {
-        // Using `<name>_grad` uses `<name>`: no dead-code warning on the original.
+    quote! {
         let _ = #name as fn(#(#param_types),*) -> f64;
-    };
-    // Slices and structs have their partials written in place, into `_grad_into`'s buffers.
-    let has_slices = function
+    }
+}
+
+/// Whether the partials are written in place into buffers (slices and structs), so that
+/// `_grad_into` holds the sweep and `_grad` allocates the buffers.
+fn in_place(function: &Function) -> bool {
+    function
         .params
         .iter()
-        .any(|p| function.vars[p.var].slice || p.strukt.is_some());
-    // The body's items, the workspace, the stack tapes, the forward pass and the sweep.
-    let sweep = quote! {
-        #(#items)*
-        #take
-        #(#tapes)*
-        #forward
-        #reverse
-    };
+        .any(|p| function.vars[p.var].slice || p.strukt.is_some())
+}
 
-    if !has_slices {
-        let partials = function.wrt.iter().map(|&index| {
-            let var = function.params[index].var;
-            let adjoint = slot("adjoint_var", var);
-            let always_reached = gen.reached.contains(&var) && !function.vars[var].reassigned;
-            if activity.var(var) && function.vars[var].dims.is_empty() && !always_reached {
-                // `+ 0.0` turns a `-0.0` (no contribution) into `0.0`; other values pass.
-                quote!(#adjoint + 0.0)
-            } else if activity.var(var) {
-                adjoint.into_token_stream()
-            } else {
-                zeros(&function.vars[var].dims)
-            }
-        });
-        let locals: Vec<Ident> = function
-            .wrt
-            .iter()
-            .map(|&i| slot("grad", function.params[i].var))
-            .collect();
-        let outputs = function.wrt.iter().map(|&i| output_slot(function, i));
-        return quote! {
-            #signature {
-                #uses_original
-                #sweep
-                #recycle
-                (#value, #(#partials),*)
-            }
-
-            #signature_into {
-                let (__value, #(#locals),*) = #grad_name(#(#param_names),*);
-                #(::autodiff::__private::Flat::add_to(&#locals, #outputs);)*
-                __value
-            }
-        };
-    }
-
-    // With slices, `_grad_into` holds the gradient and `_grad` allocates its buffers.
-    let slice_adjoints = function.wrt.iter().filter_map(|&i| {
+/// The body of a function that adds the partials of `params` into its `&mut` buffers
+/// (`_grad_into` with slices or structs, `_vjp`): length checks, the sweep, the scalar and
+/// array partials added to their buffers, the value.
+fn buffered_body(
+    function: &Function,
+    activity: &Activity,
+    params: &[usize],
+    sweep: &Sweep,
+    caller: &Ident,
+) -> TokenStream {
+    let names = names(function);
+    let uses_original = uses_original(function, &names);
+    let slice_adjoints = params.iter().filter_map(|&i| {
         let var = function.params[i].var;
         if !function.vars[var].slice {
             return None;
@@ -338,7 +360,7 @@ pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
         let output = output_slot(function, i);
         Some(quote!(let #adjoint = #output;))
     });
-    let checks = function.wrt.iter().flat_map(|&i| {
+    let checks = params.iter().flat_map(|&i| {
         let param = &function.params[i];
         let buffer = output_slot(function, i);
         let ident = &param.ident;
@@ -355,16 +377,15 @@ pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
         }
         lengths.into_iter().map(move |(value, buffer, name)| {
             let message = format!(
-                "{}: the buffer for the partial of `{name}` has length {{}}, but `{name}` has \
-                 length {{}}",
-                grad_into_ident(original)
+                "{caller}: the buffer for the partial of `{name}` has length {{}}, but `{name}` \
+                 has length {{}}",
             );
             quote! {
                 ::core::assert!(#buffer.len() == #value.len(), #message, #buffer.len(), #value.len());
             }
         })
     });
-    let outputs_added = function.wrt.iter().filter_map(|&i| {
+    let outputs_added = params.iter().filter_map(|&i| {
         let var = function.params[i].var;
         if function.vars[var].slice || function.params[i].strukt.is_some() || !activity.var(var) {
             return None;
@@ -373,37 +394,117 @@ pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
         let output = output_slot(function, i);
         Some(quote!(::autodiff::__private::Flat::add_to(&#adjoint, #output);))
     });
+    let Sweep {
+        code,
+        value,
+        recycle,
+        ..
+    } = sweep;
+    quote! {
+        #(#checks)*
+        #(#slice_adjoints)*
+        #uses_original
+        #code
+        #(#outputs_added)*
+        #recycle
+        #value
+    }
+}
+
+/// A zeroed partial for `params[index]`, the buffer `_grad` passes to `_grad_into`.
+fn zero_partial(function: &Function, index: usize) -> TokenStream {
+    let param = &function.params[index];
+    let var = &function.vars[param.var];
+    let zero = zeros(&var.dims);
+    let ident = &param.ident;
+    if let Some(strukt) = &param.strukt {
+        let value = match &param.ty {
+            syn::Type::Reference(_) => quote!(#ident),
+            _ => quote!(&#ident),
+        };
+        quote!(<#strukt as ::autodiff::__private::Differentiable>::zero_like(#value))
+    } else if var.slice {
+        quote!(::std::vec![#zero; #ident.len()])
+    } else {
+        zero
+    }
+}
+
+/// `<name>_grad`, `<name>_grad_into`, and for functions with array, slice or struct
+/// parameters the pullback `<name>_vjp` (see [`vjp`]).
+pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
+    let (signature, signature_into) = signatures(function);
+    let names = names(function);
+    let param_names: Vec<&Ident> = function.params.iter().map(|p| &p.ident).collect();
+    let pullback = vjp::pullback(function, activity);
     let locals: Vec<Ident> = function
         .wrt
         .iter()
         .map(|&i| slot("grad", function.params[i].var))
         .collect();
+
+    if !in_place(function) {
+        let sweep = sweep(function, activity, quote!(1.0));
+        let partials = function.wrt.iter().map(|&index| {
+            let var = function.params[index].var;
+            let adjoint = slot("adjoint_var", var);
+            let always_reached = sweep.reached.contains(&var) && !function.vars[var].reassigned;
+            if activity.var(var) && function.vars[var].dims.is_empty() && !always_reached {
+                // `+ 0.0` turns a `-0.0` (no contribution) into `0.0`; other values pass.
+                quote!(#adjoint + 0.0)
+            } else if activity.var(var) {
+                adjoint.into_token_stream()
+            } else {
+                zeros(&function.vars[var].dims)
+            }
+        });
+        let outputs = function.wrt.iter().map(|&i| output_slot(function, i));
+        let uses_original = uses_original(function, &names);
+        let Sweep {
+            code,
+            value,
+            recycle,
+            ..
+        } = &sweep;
+        let grad_name = &names.grad;
+        return quote! {
+            #signature {
+                #uses_original
+                #code
+                #recycle
+                (#value, #(#partials),*)
+            }
+
+            #signature_into {
+                let (__value, #(#locals),*) = #grad_name(#(#param_names),*);
+                #(::autodiff::__private::Flat::add_to(&#locals, #outputs);)*
+                __value
+            }
+
+            #pullback
+        };
+    }
+
+    // With slices or structs, `_grad_into` holds the gradient and `_grad` allocates its
+    // buffers.
+    let into_ident = grad_into_ident(&function.original.sig.ident);
+    let body = if vjp::same_sweep(function) {
+        // The pullback differentiates the same parameters: seed it with 1.
+        let vjp_name = &names.vjp;
+        let buffers = function.wrt.iter().map(|&i| output_slot(function, i));
+        quote!(#vjp_name(#(#param_names,)* 1.0, #(#buffers),*))
+    } else {
+        let sweep = sweep(function, activity, quote!(1.0));
+        buffered_body(function, activity, &function.wrt, &sweep, &into_ident)
+    };
     let allocations = function.wrt.iter().zip(&locals).map(|(&i, local)| {
-        let param = &function.params[i];
-        let var = &function.vars[param.var];
-        let zero = zeros(&var.dims);
-        let ident = &param.ident;
-        if let Some(strukt) = &param.strukt {
-            let value = match &param.ty {
-                syn::Type::Reference(_) => quote!(#ident),
-                _ => quote!(&#ident),
-            };
-            quote!(let mut #local = <#strukt as ::autodiff::__private::Differentiable>::zero_like(#value);)
-        } else if var.slice {
-            quote!(let mut #local = ::std::vec![#zero; #ident.len()];)
-        } else {
-            quote!(let mut #local = #zero;)
-        }
+        let zero = zero_partial(function, i);
+        quote!(let mut #local = #zero;)
     });
+    let into_name = &names.into;
     quote! {
         #signature_into {
-            #(#checks)*
-            #(#slice_adjoints)*
-            #uses_original
-            #sweep
-            #(#outputs_added)*
-            #recycle
-            #value
+            #body
         }
 
         #signature {
@@ -411,6 +512,8 @@ pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
             let __value = #into_name(#(#param_names,)* #(&mut #locals),*);
             (__value, #(#locals),*)
         }
+
+        #pullback
     }
 }
 
@@ -469,6 +572,8 @@ fn written(block: &Block, out: &mut Vec<VarId>) {
 struct Generator<'a> {
     function: &'a Function,
     activity: &'a Activity,
+    /// The adjoint of the result: `1.0` for a gradient, the seed of a pullback.
+    seed: TokenStream,
     /// Declarations of the tape slots, emitted before the forward pass.
     tapes: Vec<TokenStream>,
     /// For `(node, position)`: how the reverse sweep reads that partial of the node.

@@ -1,6 +1,7 @@
 //! The reverse sweep: statements backwards, adjoints passed from users to operands.
 
 use super::*;
+use crate::ir::{CallArg, Callee};
 
 impl Generator<'_> {
     // ----- reverse -------------------------------------------------------------------
@@ -268,7 +269,7 @@ impl Generator<'_> {
                 if !self.activity.node(*value) {
                     return TokenStream::new();
                 }
-                self.propagate(*value, quote!(1.0), nodes)
+                self.propagate(*value, self.seed.clone(), nodes)
             }
             Stmt::Let { value: None, .. } | Stmt::Eval { .. } => TokenStream::new(),
             Stmt::If {
@@ -334,6 +335,8 @@ impl Generator<'_> {
             negate: bool,
             factor: Option<TokenStream>,
             source: TokenStream,
+            /// Statements to run before this contribution (a pullback call).
+            before: TokenStream,
         }
         let nodes = &self.function.nodes;
         let mut contributions = vec![Contribution {
@@ -341,12 +344,32 @@ impl Generator<'_> {
             negate: false,
             factor: None,
             source: seed,
+            before: TokenStream::new(),
         }];
+        let mut pending = TokenStream::new();
         for &id in ids.iter().rev() {
             if !self.activity.node(id) {
                 continue;
             }
             let kind = &nodes[id].kind;
+            if let NodeKind::Pullback { callee, args } = kind {
+                // The pullback adds into the buffers of whole arguments, and into one
+                // temporary per number argument, passed on as that argument's adjoint.
+                let (call, temporaries) = self.pullback(id, callee, args);
+                pending.extend(call);
+                for (arg, temporary) in temporaries {
+                    if self.activity.node(arg) {
+                        contributions.push(Contribution {
+                            target: arg,
+                            negate: false,
+                            factor: None,
+                            source: temporary,
+                            before: std::mem::take(&mut pending),
+                        });
+                    }
+                }
+                continue;
+            }
             for (real, arg) in differentiable_operands(kind) {
                 if !self.activity.node(arg) {
                     continue;
@@ -367,6 +390,7 @@ impl Generator<'_> {
                     negate,
                     factor,
                     source: slot("adjoint", id).into_token_stream(),
+                    before: std::mem::take(&mut pending),
                 });
             }
         }
@@ -378,6 +402,7 @@ impl Generator<'_> {
         let mut declared: HashMap<NodeId, bool> = HashMap::new();
         let mut out = TokenStream::new();
         for c in contributions {
+            out.extend(c.before);
             let source = &c.source;
             let term = match &c.factor {
                 Some(factor) => quote!(#factor * #source),
@@ -414,6 +439,100 @@ impl Generator<'_> {
             };
             out.extend(statement);
         }
+        out.extend(pending);
         out
+    }
+
+    /// The sweep's call of a pullback: `g_vjp(args, adjoint, buffers)`, with a buffer for
+    /// every argument that holds numbers (a temporary for a number, the adjoint of a whole
+    /// argument, or scratch for a constant one). Returns the call and, for each number
+    /// argument, its temporary.
+    fn pullback(
+        &self,
+        id: NodeId,
+        callee: &Callee,
+        args: &[CallArg],
+    ) -> (TokenStream, Vec<(NodeId, TokenStream)>) {
+        let mut declarations = TokenStream::new();
+        let mut temporaries = Vec::new();
+        let mut values = Vec::new();
+        let mut buffers = Vec::new();
+        for (position, arg) in args.iter().enumerate() {
+            match arg {
+                CallArg::Value(node) => {
+                    let value = self
+                        .factors
+                        .get(&(id, position))
+                        .cloned()
+                        .unwrap_or_else(|| slot_of(*node));
+                    values.push(value);
+                    if matches!(self.function.nodes[*node].num, Num::Int | Num::Bool) {
+                        continue;
+                    }
+                    let temporary =
+                        Ident::new(&format!("__vjp_{id}_{position}"), Span::mixed_site());
+                    declarations.extend(quote!(let mut #temporary = 0.0f64;));
+                    buffers.push(quote!(&mut #temporary));
+                    temporaries.push((*node, temporary.into_token_stream()));
+                }
+                CallArg::Whole { place, .. } => {
+                    values.push(self.call_arg(id, position, arg));
+                    if let Some(buffer) = self.whole_buffer(place) {
+                        buffers.push(buffer);
+                    }
+                }
+            }
+        }
+        let seed = slot("adjoint", id).into_token_stream();
+        let call = forward::pullback_call(callee, &values, Some(&seed), &buffers);
+        (quote!(#declarations #call;), temporaries)
+    }
+
+    /// `&mut` the adjoint of a whole argument, scratch for a constant one, nothing for
+    /// integers.
+    fn whole_buffer(&self, place: &Place) -> Option<TokenStream> {
+        let function = self.function;
+        let var = &function.vars[place.var];
+        let is_struct = function
+            .params
+            .iter()
+            .any(|p| p.var == place.var && p.strukt.is_some())
+            || self.is_struct_field(place.var);
+        if var.kind != VarKind::Real && !is_struct {
+            return None;
+        }
+        if !self.activity.var(place.var) {
+            let value = self.place(place, self.var_slot(place.var));
+            // A constant argument: the pullback's partial for it goes to scratch.
+            let rank = var.dims.len() + usize::from(var.slice);
+            let left = rank - place.indices.len().min(rank);
+            return Some(if is_struct {
+                quote!(&mut {
+                    use ::autodiff::__private::Differentiable as _;
+                    (#value).zero_like()
+                })
+            } else if var.slice && place.indices.is_empty() {
+                let element = zeros(&var.dims);
+                quote!(&mut ::std::vec![#element; #value.len()][..])
+            } else {
+                let dims = &var.dims[var.dims.len() - left.min(var.dims.len())..];
+                let zero = zeros(dims);
+                quote!(&mut #zero)
+            });
+        }
+        if let Some(param) = function
+            .params
+            .iter()
+            .position(|p| p.var == place.var && p.strukt.is_some())
+        {
+            let buffer = output_slot(function, param);
+            return Some(quote!(&mut *#buffer));
+        }
+        let adjoint = self.place(place, self.adjoint_var(place.var));
+        Some(if var.slice && place.indices.is_empty() {
+            quote!(&mut #adjoint[..])
+        } else {
+            quote!(&mut #adjoint)
+        })
     }
 }

@@ -27,6 +27,14 @@ impl Generator<'_> {
         slot("var", var).into_token_stream()
     }
 
+    /// Whether a variable is a field of a struct parameter that holds a struct itself.
+    pub(super) fn is_struct_field(&self, var: VarId) -> bool {
+        self.function
+            .fields
+            .iter()
+            .any(|f| f.var == var && f.strukt)
+    }
+
     /// The adjoint of a variable: its slot, or for a field of a struct parameter the same
     /// field of the parameter's buffer in `_grad_into` (`d_m.layer.w`).
     pub(super) fn adjoint_var(&self, var: VarId) -> TokenStream {

@@ -120,6 +120,14 @@ impl Lowering {
                 if let Some(turbofish) = &call.turbofish {
                     return self.error(turbofish, "#[grad] does not support turbofish arguments");
                 }
+                if self.is_struct(&call.receiver) {
+                    // `self.g(x)`, `self.layer.g(x)`: a method of a differentiable struct.
+                    let callee = crate::ir::Callee::Method(call.method.clone());
+                    let args: Vec<&Expr> = std::iter::once(&*call.receiver)
+                        .chain(call.args.iter())
+                        .collect();
+                    return self.pullback(callee, &args, call.method.span());
+                }
                 let Some(op) = ops::method(&name) else {
                     return self.unknown_method(call);
                 };
@@ -432,6 +440,11 @@ impl Lowering {
             };
         }
 
+        if call.args.iter().any(|arg| self.is_whole(arg)) {
+            let callee = crate::ir::Callee::Path(path.clone());
+            let args: Vec<&Expr> = call.args.iter().collect();
+            return self.pullback(callee, &args, last.ident.span());
+        }
         let mut args = Vec::with_capacity(call.args.len());
         for expr in &call.args {
             args.push(self.real(expr));
@@ -647,5 +660,130 @@ impl Lowering {
             )
         };
         self.error(&call.method, message)
+    }
+}
+
+impl Lowering {
+    /// Whether an expression names a struct parameter or a struct field of one.
+    fn is_struct(&self, expr: &Expr) -> bool {
+        match control::strip(expr) {
+            Expr::Path(path) => path
+                .path
+                .get_ident()
+                .and_then(|ident| self.scopes.lookup(ident))
+                .is_some_and(|var| self.structs.contains(&var) && self.vars[var].is_param),
+            Expr::Reference(reference) => self.is_struct(&reference.expr),
+            _ => false,
+        }
+    }
+
+    /// Whether a call argument is passed whole: a struct, or an array or slice parameter
+    /// (or a row of one) with fewer indices than it has dimensions.
+    fn is_whole(&self, expr: &Expr) -> bool {
+        let (expr, _) = whole_expr(expr);
+        if self.is_struct(expr) {
+            return true;
+        }
+        let (base, indices) = split_index(expr);
+        let Expr::Path(path) = control::strip(base) else {
+            return false;
+        };
+        let Some(var) = path
+            .path
+            .get_ident()
+            .and_then(|ident| self.scopes.lookup(ident))
+        else {
+            return false;
+        };
+        let var = match self.aliases.get(&var) {
+            Some(alias) => {
+                let v = &self.vars[alias.var];
+                let rank = v.dims.len() + usize::from(v.slice);
+                return alias.offset.is_none() && alias.prefix.len() + indices.len() < rank;
+            }
+            None => &self.vars[var],
+        };
+        var.dims.len() + usize::from(var.slice) > indices.len()
+    }
+
+    /// A call with arguments passed whole, differentiated through its pullback.
+    fn pullback(&mut self, callee: crate::ir::Callee, args: &[&Expr], span: Span) -> NodeId {
+        let mut lowered = Vec::with_capacity(args.len());
+        for &arg in args {
+            if !self.is_whole(arg) {
+                let node = self.expr(arg);
+                lowered.push(crate::ir::CallArg::Value(node));
+                continue;
+            }
+            let (expr, reference) = whole_expr(arg);
+            let (base, index_exprs) = split_index(expr);
+            let ident = match control::strip(base) {
+                Expr::Path(path) => path.path.get_ident().cloned(),
+                _ => None,
+            };
+            let Some((ident, var)) = ident.and_then(|i| Some((i.clone(), self.scopes.lookup(&i)?)))
+            else {
+                return self.error(arg, "this argument cannot be passed whole");
+            };
+            let place = if self.structs.contains(&var) {
+                Place {
+                    var,
+                    indices: Vec::new(),
+                }
+            } else {
+                let mut indices = Vec::with_capacity(index_exprs.len());
+                for index in &index_exprs {
+                    let node = self.expr(index);
+                    if matches!(self.nodes[node].num, Num::Real | Num::Bool) {
+                        return self.error(index, "an index must be an integer (`usize`)");
+                    }
+                    indices.push(node);
+                }
+                let place = if self.aliases.contains_key(&var) {
+                    self.alias_place(var, &indices, ident.span())
+                } else {
+                    Some(Place { var, indices })
+                };
+                let Some(place) = place else {
+                    return self.poisoned(ident.span());
+                };
+                let v = &self.vars[place.var];
+                let top_level = self.blocks.len() == 1;
+                if (!v.is_param || v.mutable) && (v.slice || !top_level) {
+                    let name = ident.to_string().replace('·', ".");
+                    return self.error(
+                        arg,
+                        format!(
+                            "#[grad] passes a local array whole to a call only outside loops \
+                             and branches (the sweep keeps a copy of `{name}` as it was at the \
+                             call), and never a local vector; pass its elements, or make it a \
+                             parameter"
+                        ),
+                    );
+                }
+                place
+            };
+            lowered.push(crate::ir::CallArg::Whole { place, reference });
+        }
+        self.push(
+            NodeKind::Pullback {
+                callee,
+                args: lowered,
+            },
+            Num::Real,
+            span,
+        )
+    }
+}
+
+/// The expression an argument passes whole, and whether it is passed by reference:
+/// `&w[j]` → (`w[j]`, true), `*x` → (`x`, false).
+fn whole_expr(expr: &Expr) -> (&Expr, bool) {
+    match control::strip(expr) {
+        Expr::Reference(r) if r.mutability.is_none() => (control::strip(&r.expr), true),
+        Expr::Unary(unary) if matches!(unary.op, UnOp::Deref(_)) => {
+            (control::strip(&unary.expr), false)
+        }
+        expr => (expr, false),
     }
 }

@@ -79,6 +79,19 @@ impl Lowering {
                 FieldKind::Int => (VarKind::Int, Vec::new(), Num::Int, false),
                 FieldKind::Bool => (VarKind::Bool, Vec::new(), Num::Bool, false),
                 FieldKind::Struct(ty) => {
+                    // The struct as a whole, for calls (`self.layer.forward(x)`).
+                    let binding = Ident::new(&name, ident.span());
+                    let var = self.declare(&binding, VarKind::Real, Vec::new(), Num::Unknown);
+                    self.vars[var].is_param = true;
+                    self.structs.push(var);
+                    self.fields.push(FieldParam {
+                        param,
+                        access: access.clone(),
+                        var,
+                        differentiable,
+                        strukt: true,
+                    });
+                    self.field_names.insert(name.replace('·', "."), binding);
                     self.nested_fields(
                         param,
                         ident,
@@ -103,6 +116,7 @@ impl Lowering {
                 access,
                 var,
                 differentiable: differentiable && kind == VarKind::Real,
+                strukt: false,
             });
             let path = name.replace('·', ".");
             self.field_names.insert(path, binding);

@@ -353,7 +353,8 @@ impl Lowering {
                 whole,
                 format!(
                     "`{ident}` is a struct: #[grad] reads its fields (`{ident}.field`, \
-                     `{ident}.field[i]`); it cannot pass it on or copy it as a whole yet"
+                     `{ident}.field[i]`) and passes it whole to calls (`g({ident}, x)`, \
+                     `{ident}.g(x)`), but does not copy it or use it otherwise"
                 ),
             );
             return None;

@@ -1,0 +1,281 @@
+//! Calls that pass arrays, slices and structs whole (`dot(&w[j], x)`, `layer(&m.first, x)`,
+//! `self.layer.forward(x)`), differentiated through the callee's pullback `<name>_vjp`,
+//! and the pullbacks themselves. Checked against central finite differences, closed forms
+//! and the `Tape` engine.
+#![allow(clippy::needless_range_loop)] // the loops are written the way users write them
+
+use autodiff::prelude::*;
+
+fn numeric(f: impl Fn(&[f64]) -> f64, at: &[f64]) -> Vec<f64> {
+    (0..at.len())
+        .map(|i| {
+            let h = 1e-6 * at[i].abs().max(1.0);
+            let (mut up, mut down) = (at.to_vec(), at.to_vec());
+            up[i] += h;
+            down[i] -= h;
+            (f(&up) - f(&down)) / (2.0 * h)
+        })
+        .collect()
+}
+
+fn assert_close(actual: &[f64], expected: &[f64], tolerance: f64) {
+    assert_eq!(actual.len(), expected.len());
+    for (i, (a, e)) in actual.iter().zip(expected).enumerate() {
+        assert!(
+            (a - e).abs() <= tolerance * e.abs().max(1.0),
+            "component {i}: {a} vs {e}"
+        );
+    }
+}
+
+// ----- arrays and slices passed whole -------------------------------------------------
+
+#[grad]
+fn dot(w: &[f64; 3], x: &[f64; 3]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..3 {
+        s += w[i] * x[i];
+    }
+    s
+}
+
+/// Rows of a parameter passed whole, the same `x` to both, and a result used twice.
+#[grad]
+fn two_units(w: &[[f64; 3]; 2], x: &[f64; 3], c: f64) -> f64 {
+    let a = dot(&w[0], x).tanh();
+    let b = dot(&w[1], x);
+    a * b + c * a
+}
+
+#[test]
+fn rows_passed_whole() {
+    let w = [[0.5, -0.3, 0.8], [1.2, 0.4, -0.7]];
+    let x = [0.9, -1.1, 0.3];
+    let c = 0.6;
+    let (value, dw, dx, dc) = two_units_grad(&w, &x, c);
+    assert_eq!(value.to_bits(), two_units(&w, &x, c).to_bits());
+    let flat: Vec<f64> = w.iter().flatten().chain(&x).copied().chain([c]).collect();
+    let f = |v: &[f64]| {
+        let w = [[v[0], v[1], v[2]], [v[3], v[4], v[5]]];
+        two_units(&w, &[v[6], v[7], v[8]], v[9])
+    };
+    let got: Vec<f64> = dw
+        .iter()
+        .flatten()
+        .chain(&dx)
+        .copied()
+        .chain([dc])
+        .collect();
+    assert_close(&got, &numeric(f, &flat), 1e-7);
+}
+
+#[grad]
+fn mean_square(xs: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for x in xs {
+        s += x * x;
+    }
+    s / xs.len() as f64
+}
+
+/// A slice parameter passed whole, and a data slice passed whole (scratch buffer).
+#[grad(wrt(p, a))]
+fn scaled(p: &[f64], data: &[f64], a: f64) -> f64 {
+    mean_square(p) * a + mean_square(data) * a * a
+}
+
+#[test]
+fn slices_passed_whole() {
+    let p = [0.5, -1.5, 2.0, 0.25];
+    let data = [1.0, 2.0, 3.0];
+    let a = 0.7;
+    let (value, dp, da) = scaled_grad(&p, &data, a);
+    assert_eq!(value.to_bits(), scaled(&p, &data, a).to_bits());
+    let ms_p = p.iter().map(|x| x * x).sum::<f64>() / 4.0;
+    let ms_d = data.iter().map(|x| x * x).sum::<f64>() / 3.0;
+    let expected_dp: Vec<f64> = p.iter().map(|x| 2.0 * x / 4.0 * a).collect();
+    assert_close(&dp, &expected_dp, 1e-12);
+    assert!((da - (ms_p + 2.0 * a * ms_d)).abs() < 1e-12);
+}
+
+// ----- structs passed whole and methods calling methods -------------------------------
+
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+pub struct Layer {
+    pub w: [[f64; 2]; 2],
+    pub b: [f64; 2],
+}
+
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+pub struct Net {
+    pub first: Layer,
+    pub second: Layer,
+    pub head: [f64; 2],
+}
+
+#[grad]
+impl Layer {
+    /// `tanh(W x + b)`, one unit `j` at a time.
+    #[grad]
+    pub fn unit(&self, x: [f64; 2], j: usize) -> f64 {
+        (self.w[j][0] * x[0] + self.w[j][1] * x[1] + self.b[j]).tanh()
+    }
+}
+
+#[grad]
+impl Net {
+    /// Calls methods of its fields and of itself, inside a loop over samples.
+    #[grad(wrt(self))]
+    pub fn loss(&self, xs: &[[f64; 2]], ys: &[f64]) -> f64 {
+        let mut total = 0.0;
+        for (x, &y) in xs.iter().zip(ys) {
+            let out = self.predict(*x);
+            total += (out - y) * (out - y);
+        }
+        total / xs.len() as f64
+    }
+
+    #[grad]
+    pub fn predict(&self, x: [f64; 2]) -> f64 {
+        let h = [self.first.unit(x, 0), self.first.unit(x, 1)];
+        let z = [self.second.unit(h, 0), self.second.unit(h, 1)];
+        self.head[0] * z[0] + self.head[1] * z[1]
+    }
+}
+
+/// A free function taking a struct, called with struct fields.
+#[grad]
+fn both_layers(first: &Layer, second: &Layer, x: [f64; 2]) -> f64 {
+    first.unit(x, 0) * second.unit(x, 1)
+}
+
+#[grad]
+fn through_fields(net: &Net, x: [f64; 2]) -> f64 {
+    both_layers(&net.first, &net.second, x) + net.head[0] * both_layers(&net.second, &net.first, x)
+}
+
+fn net() -> Net {
+    Net {
+        first: Layer {
+            w: [[0.5, -0.3], [0.8, 0.2]],
+            b: [0.1, -0.4],
+        },
+        second: Layer {
+            w: [[1.5, -0.6], [0.7, 0.9]],
+            b: [0.05, 0.3],
+        },
+        head: [0.8, -1.1],
+    }
+}
+
+fn numeric_struct(net: &Net, f: impl Fn(&Net) -> f64) -> Vec<f64> {
+    let flat = net.to_flat_vec();
+    numeric(
+        |v| {
+            let mut n = net.clone();
+            n.copy_from_flat(v);
+            f(&n)
+        },
+        &flat,
+    )
+}
+
+#[test]
+fn methods_calling_methods_of_fields() {
+    let net = net();
+    let xs = [[0.9, -0.4], [0.1, 0.7], [-1.2, 0.3], [0.5, 0.5]];
+    let ys = [0.3, -0.2, 0.8, 0.1];
+    let (value, d_net) = net.loss_grad(&xs, &ys);
+    assert_eq!(value.to_bits(), net.loss(&xs, &ys).to_bits());
+    let expected = numeric_struct(&net, |n| n.loss(&xs, &ys));
+    assert_close(&d_net.to_flat_vec(), &expected, 1e-7);
+
+    let x = [0.9, -0.4];
+    let (value, d_net, dx) = net.predict_grad(x);
+    assert_eq!(value.to_bits(), net.predict(x).to_bits());
+    assert_close(
+        &d_net.to_flat_vec(),
+        &numeric_struct(&net, |n| n.predict(x)),
+        1e-7,
+    );
+    let numeric_x = numeric(|v| net.predict([v[0], v[1]]), &x);
+    assert_close(&dx, &numeric_x, 1e-7);
+}
+
+#[test]
+fn struct_fields_passed_to_free_functions() {
+    let net = net();
+    let x = [0.4, -0.8];
+    let (value, d_net, _) = through_fields_grad(&net, x);
+    assert_eq!(value.to_bits(), through_fields(&net, x).to_bits());
+    let expected = numeric_struct(&net, |n| through_fields(n, x));
+    assert_close(&d_net.to_flat_vec(), &expected, 1e-7);
+}
+
+// ----- the pullbacks themselves ------------------------------------------------------
+
+#[test]
+fn pullbacks_scale_by_the_seed_and_accumulate() {
+    let net = net();
+    let x = [0.3, 0.6];
+    let (_, d_net, dx) = net.predict_grad(x);
+    let mut buffer = net.zero_like();
+    let mut dx_buffer = [1.0, 1.0];
+    let value = net.predict_vjp(x, -2.5, &mut buffer, &mut dx_buffer);
+    assert_eq!(value.to_bits(), net.predict(x).to_bits());
+    let scaled: Vec<f64> = d_net.to_flat_vec().iter().map(|g| -2.5 * g).collect();
+    assert_close(&buffer.to_flat_vec(), &scaled, 1e-12);
+    assert_close(&dx_buffer, &[1.0 - 2.5 * dx[0], 1.0 - 2.5 * dx[1]], 1e-12);
+
+    // A function of arrays only: the pullback scales `_grad`'s partials.
+    let (w, v) = ([1.0, 2.0, 3.0], [0.5, -0.5, 2.0]);
+    let (mut dw, mut dv) = ([0.0; 3], [0.0; 3]);
+    assert_eq!(dot_vjp(&w, &v, 3.0, &mut dw, &mut dv), dot(&w, &v));
+    assert_eq!(dw, [1.5, -1.5, 6.0]);
+    assert_eq!(dv, [3.0, 6.0, 9.0]);
+
+    // `wrt(..)` leaves `data` out of `_grad`, but the pullback differentiates everything.
+    let (p, data) = ([1.0, -2.0], [3.0]);
+    let (mut dp, mut ddata, mut da) = ([0.0; 2], [0.0; 1], 0.0);
+    scaled_vjp(&p, &data, 2.0, 1.0, &mut dp, &mut ddata, &mut da);
+    assert_eq!(dp, [2.0 * 1.0 / 2.0 * 2.0, 2.0 * -2.0 / 2.0 * 2.0]);
+    assert_eq!(ddata, [2.0 * 3.0 * 2.0 * 2.0]);
+}
+
+/// `tanh(W x + b)` for unit `j` of the layer whose parameters start at `base` in `params`.
+fn unit_on_tape<'t>(params: &[Var<'t>], base: usize, x: [Var<'t>; 2], j: usize) -> Var<'t> {
+    (params[base + 2 * j] * x[0] + params[base + 2 * j + 1] * x[1] + params[base + 4 + j]).tanh()
+}
+
+/// The same loss on the `Tape` engine.
+fn loss_on_tape(net: &Net, xs: &[[f64; 2]], ys: &[f64]) -> Vec<f64> {
+    let tape = Tape::new();
+    let params: Vec<Var> = net.to_flat_vec().iter().map(|&v| tape.var(v)).collect();
+    // Flat order: first.w (4), first.b (2), second.w (4), second.b (2), head (2).
+    let mut total = tape.var(0.0);
+    for (x, &y) in xs.iter().zip(ys) {
+        let x = [tape.var(x[0]), tape.var(x[1])];
+        let h = [
+            unit_on_tape(&params, 0, x, 0),
+            unit_on_tape(&params, 0, x, 1),
+        ];
+        let z = [
+            unit_on_tape(&params, 6, h, 0),
+            unit_on_tape(&params, 6, h, 1),
+        ];
+        let out = params[12] * z[0] + params[13] * z[1];
+        total += (out - y) * (out - y);
+    }
+    let loss = total / xs.len() as f64;
+    let grads = loss.gradient();
+    params.iter().map(|&p| grads.wrt(p)).collect()
+}
+
+#[test]
+fn nested_method_calls_agree_with_the_tape() {
+    let net = net();
+    let xs = [[0.2, -0.9], [1.1, 0.4], [-0.3, -0.3]];
+    let ys = [0.5, -0.1, 0.2];
+    let (_, d_net) = net.loss_grad(&xs, &ys);
+    assert_close(&d_net.to_flat_vec(), &loss_on_tape(&net, &xs, &ys), 1e-12);
+}

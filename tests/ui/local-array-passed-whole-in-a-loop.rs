@@ -1,0 +1,29 @@
+use autodiff::prelude::*;
+
+#[grad]
+fn dot(w: &[f64; 2], x: &[f64; 2]) -> f64 {
+    w[0] * x[0] + w[1] * x[1]
+}
+
+#[grad]
+fn f(w: &[f64; 2], xs: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for &x in xs {
+        let h = [x, x * x];
+        total += dot(w, &h);
+    }
+    total
+}
+
+#[grad]
+fn sum(xs: &[f64]) -> f64 {
+    xs.iter().sum::<f64>()
+}
+
+#[grad]
+fn g(a: f64) -> f64 {
+    let v = vec![a; 2];
+    sum(&v)
+}
+
+fn main() {}
