@@ -22,7 +22,9 @@ fn sum(xs: &[f64]) -> f64 {
 
 #[grad]
 fn g(a: f64) -> f64 {
-    let v = vec![a; 2];
+    let mut v = vec![0.0; 2];
+    v[0] = a;
+    v[1] = a * a;
     sum(&v)
 }
 
