@@ -53,7 +53,9 @@ pub fn differentiable_operands(kind: &NodeKind) -> Vec<(usize, NodeId)> {
             .map(|(&arg, _)| arg)
             .enumerate()
             .collect(),
-        NodeKind::Call { args, .. } => args.iter().copied().enumerate().collect(),
+        NodeKind::Call { args, .. } | NodeKind::Tuple(args) => {
+            args.iter().copied().enumerate().collect()
+        }
         NodeKind::Pullback { args, .. } => args
             .iter()
             .enumerate()
@@ -98,6 +100,9 @@ fn writes(block: &Block, out: &mut Vec<(VarId, NodeId)>, result: &mut Option<Nod
                 value: Some(value),
                 ..
             } => out.push((*var, *value)),
+            Stmt::Unpack { vars, value, .. } => {
+                out.extend(vars.iter().map(|&var| (var, *value)));
+            }
             Stmt::Assign { place, value, .. } | Stmt::Push { place, value, .. } => {
                 out.push((place.var, *value));
             }

@@ -367,9 +367,19 @@ fn with_error(item: TokenStream, error: syn::Error) -> TokenStream {
 /// partials `wrt(..)` asks for, so that callers see no second error.
 fn stub(function: &ItemFn, args: TokenStream, context: &Context) -> TokenStream {
     let args = args::parse(args).unwrap_or_default();
+    let value = match &function.sig.output {
+        syn::ReturnType::Type(_, ty) => match &**ty {
+            Type::Tuple(tuple) => {
+                let zeros = tuple.elems.iter().map(|_| quote!(0.0));
+                quote!((#(#zeros),*))
+            }
+            _ => quote!(0.0),
+        },
+        syn::ReturnType::Default => quote!(0.0),
+    };
     let Ok(lowered) = lower::lower(
         ItemFn {
-            block: syn::parse_quote!({ 0.0 }),
+            block: syn::parse_quote!({ #value }),
             ..function.clone()
         },
         &args,

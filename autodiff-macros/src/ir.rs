@@ -42,6 +42,9 @@ pub struct Function {
     pub items: Vec<syn::Item>,
     /// The fields of struct parameters that the body can read.
     pub fields: Vec<FieldParam>,
+    /// How many `f64`s it returns: 1, or the length of the tuple it returns (then only the
+    /// pullback is generated).
+    pub outputs: usize,
     /// A method or associated function (of an `impl` block marked `#[grad]`): the
     /// functions it generates are reached through `Self::`.
     pub in_impl: bool,
@@ -152,6 +155,15 @@ pub enum Stmt {
         /// The new element, `vector[len]`.
         place: Place,
         /// The value pushed.
+        value: NodeId,
+        /// The nodes evaluated by this statement, in order.
+        nodes: Vec<NodeId>,
+    },
+    /// `let (a, b) = h(x);` of a function returning a tuple: each variable gets its part.
+    Unpack {
+        /// The variables, in the tuple's order.
+        vars: Vec<VarId>,
+        /// The call (a [`NodeKind::Pullback`] with as many outputs).
         value: NodeId,
         /// The nodes evaluated by this statement, in order.
         nodes: Vec<NodeId>,
@@ -268,7 +280,12 @@ pub enum NodeKind {
         callee: Callee,
         /// The arguments (for a method, the receiver first).
         args: Vec<CallArg>,
+        /// How many `f64`s it returns: 1, or the length of the tuple it returns (unpacked
+        /// by a [`Stmt::Unpack`]).
+        outputs: usize,
     },
+    /// `(a, b)` returned by a function with several outputs.
+    Tuple(Vec<NodeId>),
     /// `stop_gradient(arg)`: the value of `arg`, with no gradient flowing back.
     StopGradient(NodeId),
     /// `arg as ty`: a numeric conversion. Differentiable only as `as f64` of an `f64`.
@@ -365,6 +382,7 @@ impl Stmt {
             Stmt::Let { nodes, .. }
             | Stmt::Assign { nodes, .. }
             | Stmt::Push { nodes, .. }
+            | Stmt::Unpack { nodes, .. }
             | Stmt::Eval { nodes }
             | Stmt::If { nodes, .. }
             | Stmt::Loop { nodes, .. }
@@ -394,6 +412,7 @@ pub fn recomputable(nodes: &[Node], vars: &[Var], node: NodeId) -> bool {
         }
         NodeKind::Call { .. }
         | NodeKind::Pullback { .. }
+        | NodeKind::Tuple(_)
         | NodeKind::StopGradient(_)
         | NodeKind::Not(_)
         | NodeKind::Vector { .. } => false,

@@ -176,6 +176,44 @@ impl<T: Differentiable> Differentiable for Vec<T> {
     }
 }
 
+/// Tuples of differentiable values, as `#[grad]` parameters: `p: (f64, f64)`.
+macro_rules! tuple_impls {
+    ($(($($name:ident $index:tt),+))*) => {$(
+        impl<$($name: Differentiable),+> Differentiable for ($($name,)+) {
+            #[inline]
+            fn zero_like(&self) -> Self {
+                ($(self.$index.zero_like(),)+)
+            }
+
+            #[inline]
+            fn add_scaled(&mut self, alpha: f64, other: &Self) {
+                $(self.$index.add_scaled(alpha, &other.$index);)+
+            }
+
+            fn param_count(&self) -> usize {
+                0 $(+ self.$index.param_count())+
+            }
+
+            fn for_each_param(&self, f: &mut dyn FnMut(f64)) {
+                $(self.$index.for_each_param(f);)+
+            }
+
+            fn for_each_param_mut(&mut self, f: &mut dyn FnMut(&mut f64)) {
+                $(self.$index.for_each_param_mut(f);)+
+            }
+        }
+    )*};
+}
+
+tuple_impls! {
+    (A 0)
+    (A 0, B 1)
+    (A 0, B 1, C 2)
+    (A 0, B 1, C 2, D 3)
+    (A 0, B 1, C 2, D 3, E 4)
+    (A 0, B 1, C 2, D 3, E 4, F 5)
+}
+
 #[cfg(test)]
 mod tests {
     use super::Differentiable;

@@ -2,7 +2,7 @@ use autodiff::prelude::*;
 
 #[grad]
 fn f(x: f64) -> f64 {
-    let (a, b) = (x, x);
+    let (a, (b, _)) = (x, (x, x));
     a * b
 }
 

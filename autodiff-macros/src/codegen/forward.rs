@@ -65,6 +65,16 @@ impl Generator<'_> {
                 let slot = self.var_slot(*var);
                 quote!(#slot = #value;)
             }
+            Stmt::Unpack { vars, value, .. } => {
+                let value = slot_of(*value);
+                let parts = vars.iter().enumerate().map(|(position, &var)| {
+                    let slot = self.var_slot(var);
+                    let mutability = self.function.vars[var].mutable.then(|| quote!(mut));
+                    let index = syn::Index::from(position);
+                    quote!(let #mutability #slot = #value.#index;)
+                });
+                quote!(#nodes #(#parts)*)
+            }
             Stmt::Eval { .. } => nodes,
             Stmt::Return { value, .. } => {
                 self.result = Some(slot_of(*value));
@@ -469,7 +479,15 @@ impl Generator<'_> {
                 }
                 out
             }
-            NodeKind::Pullback { callee, args } => {
+            NodeKind::Tuple(parts) => {
+                let parts = parts.iter().map(|&p| slot_of(p));
+                quote!(let #binding = (#(#parts),*);)
+            }
+            NodeKind::Pullback {
+                callee,
+                args,
+                outputs,
+            } => {
                 let mut out = TokenStream::new();
                 for (position, arg) in args.iter().enumerate() {
                     if let CallArg::Whole { place, .. } = arg {
@@ -487,7 +505,8 @@ impl Generator<'_> {
                     .map(|(position, a)| self.call_arg(id, position, a))
                     .collect();
                 let call = pullback_call(callee, &values, None, &[]);
-                out.extend(quote_spanned!(node.span=> let #binding: f64 = #call;));
+                let ty = real_tuple(*outputs);
+                out.extend(quote_spanned!(node.span=> let #binding: #ty = #call;));
                 if activity.node(id) {
                     // The sweep calls the pullback with the same arguments.
                     for (position, arg) in args.iter().enumerate() {
@@ -603,4 +622,14 @@ pub(super) fn pullback_call(
 /// The copy of a local array passed whole, as argument `position` of call `id`.
 fn whole_copy(id: NodeId, position: usize) -> Ident {
     Ident::new(&format!("__whole_{id}_{position}"), Span::mixed_site())
+}
+
+/// `f64`, or `(f64, f64, …)` for several outputs.
+pub(super) fn real_tuple(outputs: usize) -> TokenStream {
+    if outputs == 1 {
+        quote!(f64)
+    } else {
+        let parts = std::iter::repeat(quote!(f64)).take(outputs);
+        quote!((#(#parts),*))
+    }
 }

@@ -325,8 +325,9 @@ fn names(function: &Function) -> Names {
 fn uses_original(function: &Function, names: &Names) -> TokenStream {
     let name = &names.original;
     let param_types = function.params.iter().map(|p| &p.ty);
+    let output = forward::real_tuple(function.outputs);
     quote! {
-        let _ = #name as fn(#(#param_types),*) -> f64;
+        let _ = #name as fn(#(#param_types),*) -> #output;
     }
 }
 
@@ -433,6 +434,10 @@ fn zero_partial(function: &Function, index: usize) -> TokenStream {
 /// `<name>_grad`, `<name>_grad_into`, and for functions with array, slice or struct
 /// parameters the pullback `<name>_vjp` (see [`vjp`]).
 pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
+    if function.outputs > 1 {
+        // Several outputs have no gradient, only a pullback.
+        return vjp::pullback(function, activity);
+    }
     let (signature, signature_into) = signatures(function);
     let names = names(function);
     let param_names: Vec<&Ident> = function.params.iter().map(|p| &p.ident).collect();
@@ -548,6 +553,7 @@ fn written(block: &Block, out: &mut Vec<VarId>) {
     for stmt in block {
         match stmt {
             Stmt::Let { var, .. } => out.push(*var),
+            Stmt::Unpack { vars, .. } => out.extend(vars),
             Stmt::Assign { place, .. } | Stmt::Push { place, .. } => out.push(place.var),
             Stmt::For { var, body, .. } => {
                 out.push(*var);

@@ -17,6 +17,11 @@ impl Generator<'_> {
             }
         }
         for stmt in block {
+            if let Stmt::Unpack { vars, .. } = stmt {
+                for &var in vars {
+                    declarations.extend(self.adjoint_declaration(var));
+                }
+            }
             if let Stmt::Let { var, value, nodes } = stmt {
                 let v = &self.function.vars[*var];
                 if v.kind == VarKind::Int && v.stable && self.scoped() {
@@ -238,6 +243,22 @@ impl Generator<'_> {
                 let body = self.propagate(*value, seed, nodes);
                 quote!(#prelude #body)
             }
+            Stmt::Unpack { vars, value, nodes } => {
+                if !self.activity.node(*value) || !vars.iter().any(|&v| self.activity.var(v)) {
+                    return TokenStream::new();
+                }
+                let seeds = vars.iter().map(|&var| {
+                    if self.activity.var(var) {
+                        self.adjoint_var(var)
+                    } else {
+                        quote!(0.0f64)
+                    }
+                });
+                let seed = quote!((#(#seeds),*));
+                let prelude = self.recompute_nodes(nodes);
+                let body = self.propagate(*value, seed, nodes);
+                quote!(#prelude #body)
+            }
             Stmt::Assign {
                 place,
                 value,
@@ -352,7 +373,7 @@ impl Generator<'_> {
                 continue;
             }
             let kind = &nodes[id].kind;
-            if let NodeKind::Pullback { callee, args } = kind {
+            if let NodeKind::Pullback { callee, args, .. } = kind {
                 // The pullback adds into the buffers of whole arguments, and into one
                 // temporary per number argument, passed on as that argument's adjoint.
                 let (call, temporaries) = self.pullback(id, callee, args);
@@ -385,11 +406,19 @@ impl Generator<'_> {
                     NodeKind::Call { .. } => (false, self.factors.get(&(id, real)).cloned()),
                     _ => (false, None),
                 };
+                let adjoint = slot("adjoint", id);
+                let source = if let NodeKind::Tuple(_) = kind {
+                    // Each part of a returned tuple gets its part of the seed.
+                    let index = syn::Index::from(real);
+                    quote!(#adjoint.#index)
+                } else {
+                    adjoint.into_token_stream()
+                };
                 contributions.push(Contribution {
                     target: arg,
                     negate,
                     factor,
-                    source: slot("adjoint", id).into_token_stream(),
+                    source,
                     before: std::mem::take(&mut pending),
                 });
             }

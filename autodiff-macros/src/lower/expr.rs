@@ -126,7 +126,7 @@ impl Lowering {
                     let args: Vec<&Expr> = std::iter::once(&*call.receiver)
                         .chain(call.args.iter())
                         .collect();
-                    return self.pullback(callee, &args, call.method.span());
+                    return self.pullback(callee, &args, 1, call.method.span());
                 }
                 let Some(op) = ops::method(&name) else {
                     return self.unknown_method(call);
@@ -220,7 +220,9 @@ impl Lowering {
             ),
             Expr::Tuple(tuple) => self.error(
                 tuple,
-                "#[grad] does not support tuples; values are single `f64`s",
+                "#[grad] takes tuples apart where they are written (`let (a, b) = (x, y);`) and \
+                 returns them from a function's last expression, but does not keep one in a \
+                 variable",
             ),
             Expr::Array(array) => self.error(
                 array,
@@ -443,7 +445,7 @@ impl Lowering {
         if call.args.iter().any(|arg| self.is_whole(arg)) {
             let callee = crate::ir::Callee::Path(path.clone());
             let args: Vec<&Expr> = call.args.iter().collect();
-            return self.pullback(callee, &args, last.ident.span());
+            return self.pullback(callee, &args, 1, last.ident.span());
         }
         let mut args = Vec::with_capacity(call.args.len());
         for expr in &call.args {
@@ -707,7 +709,13 @@ impl Lowering {
     }
 
     /// A call with arguments passed whole, differentiated through its pullback.
-    fn pullback(&mut self, callee: crate::ir::Callee, args: &[&Expr], span: Span) -> NodeId {
+    fn pullback(
+        &mut self,
+        callee: crate::ir::Callee,
+        args: &[&Expr],
+        outputs: usize,
+        span: Span,
+    ) -> NodeId {
         let mut lowered = Vec::with_capacity(args.len());
         for &arg in args {
             if !self.is_whole(arg) {
@@ -769,6 +777,7 @@ impl Lowering {
             NodeKind::Pullback {
                 callee,
                 args: lowered,
+                outputs,
             },
             Num::Real,
             span,
@@ -785,5 +794,48 @@ fn whole_expr(expr: &Expr) -> (&Expr, bool) {
             (control::strip(&unary.expr), false)
         }
         expr => (expr, false),
+    }
+}
+
+impl Lowering {
+    /// `h(x)` or `self.h(x)` returning a tuple of `outputs` `f64`s, for `let (a, b) = …`.
+    pub(super) fn tuple_call(&mut self, call: &Expr, outputs: usize) -> Option<NodeId> {
+        match call {
+            Expr::Call(call) => {
+                let Expr::Path(path) = &*call.func else {
+                    self.error(
+                        &call.func,
+                        "#[grad] can call only functions named by a path",
+                    );
+                    return None;
+                };
+                if path.qself.is_some() || has_generic_args(&path.path) {
+                    self.error(
+                        path,
+                        "#[grad] does not support calls with generic arguments",
+                    );
+                    return None;
+                }
+                let span = call.paren_token.span.join();
+                let callee = crate::ir::Callee::Path(path.path.clone());
+                let args: Vec<&Expr> = call.args.iter().collect();
+                Some(self.pullback(callee, &args, outputs, span))
+            }
+            Expr::MethodCall(call) if self.is_struct(&call.receiver) => {
+                let callee = crate::ir::Callee::Method(call.method.clone());
+                let args: Vec<&Expr> = std::iter::once(&*call.receiver)
+                    .chain(call.args.iter())
+                    .collect();
+                Some(self.pullback(callee, &args, outputs, call.method.span()))
+            }
+            other => {
+                self.error(
+                    other,
+                    "#[grad] unpacks the tuple returned by a `#[grad]` function or method of \
+                     a differentiable struct (`let (a, b) = h(x);`)",
+                );
+                None
+            }
+        }
     }
 }

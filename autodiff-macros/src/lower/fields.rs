@@ -46,34 +46,50 @@ impl Lowering {
         differentiable: bool,
         depth: usize,
     ) {
-        let Some(input) = layouts.get(ty) else {
-            self.errors.at(
-                ty,
-                "#[grad] could not learn this struct's fields: derive them with \
-                 `#[derive(autodiff::Differentiable)]` on the struct",
-            );
-            return;
-        };
         if depth > MAX_DEPTH {
             self.errors.at(ty, "structs nest too deeply for #[grad]");
             return;
         }
-        let fields = match layout::parse(input) {
-            Ok(layout) => layout.fields,
-            Err(error) => {
-                self.errors.push(error);
+        // (the field as written after `.`, what it holds, skipped)
+        let fields: Vec<(TokenStream, FieldKind, bool)> = if let Type::Tuple(tuple) = ty {
+            tuple
+                .elems
+                .iter()
+                .enumerate()
+                .map(|(position, ty)| {
+                    let index = syn::Index::from(position);
+                    (quote!(#index), FieldKind::of(ty), false)
+                })
+                .collect()
+        } else {
+            let Some(input) = layouts.get(ty) else {
+                self.errors.at(
+                    ty,
+                    "#[grad] could not learn this struct's fields: derive them with \
+                     `#[derive(autodiff::Differentiable)]` on the struct",
+                );
                 return;
+            };
+            match layout::parse(input) {
+                Ok(layout) => layout
+                    .fields
+                    .into_iter()
+                    .map(|field| (field.ident.to_token_stream(), field.kind, field.skip))
+                    .collect(),
+                Err(error) => {
+                    self.errors.push(error);
+                    return;
+                }
             }
         };
-        for field in fields {
-            let field_ident = &field.ident;
-            let access = quote!(#access . #field_ident);
-            let name = format!("{name}·{field_ident}");
-            let differentiable = differentiable && !field.skip;
-            if field.skip && matches!(field.kind, FieldKind::Struct(_)) {
+        for (member, kind, skip) in fields {
+            let access = quote!(#access . #member);
+            let name = format!("{name}·{member}");
+            let differentiable = differentiable && !skip;
+            if skip && matches!(kind, FieldKind::Struct(_)) {
                 continue; // a constant of a type #[grad] does not read
             }
-            let (kind, dims, num, slice) = match field.kind {
+            let (kind, dims, num, slice) = match kind {
                 FieldKind::Real(dims) => (VarKind::Real, dims, Num::Real, false),
                 FieldKind::Vector(dims) => (VarKind::Real, dims, Num::Real, true),
                 FieldKind::Int => (VarKind::Int, Vec::new(), Num::Int, false),
@@ -158,8 +174,9 @@ impl VisitMut for Rename<'_> {
 
 /// `m.layer.w` as a string, for a chain of named fields on a name.
 fn path_of(field: &syn::ExprField) -> Option<String> {
-    let syn::Member::Named(member) = &field.member else {
-        return None;
+    let member = match &field.member {
+        syn::Member::Named(name) => name.to_string(),
+        syn::Member::Unnamed(index) => index.index.to_string(),
     };
     let base = match &*field.base {
         Expr::Path(path) if path.qself.is_none() => {

@@ -54,6 +54,7 @@ pub fn lower(original: ItemFn, args: &GradArgs, context: &Context) -> syn::Resul
             .collect(),
         None => (0..params.len()).filter(|&i| params[i].wrt).collect(),
     };
+    let outputs = lowering.outputs;
     let Lowering {
         vars,
         fields,
@@ -69,6 +70,7 @@ pub fn lower(original: ItemFn, args: &GradArgs, context: &Context) -> syn::Resul
         params,
         fields,
         in_impl: context.self_ty.is_some(),
+        outputs,
         wrt,
         items,
         vars,
@@ -164,6 +166,8 @@ struct Lowering {
     structs: Vec<VarId>,
     /// A method whose `self` is a constant: `self.field` reads are constants.
     constant_self: bool,
+    /// How many `f64`s the function returns (a tuple for more than one).
+    outputs: usize,
 }
 
 /// A name bound by an iterator loop to part of a slice or array: `for x in xs` binds `x`

@@ -1,6 +1,7 @@
 //! The signature: parameters and their kinds, `wrt(..)`.
 
 use super::*;
+use crate::layout::FieldKind;
 
 impl Lowering {
     // ----- signature -------------------------------------------------------------------
@@ -39,9 +40,17 @@ impl Lowering {
         if let Some(variadic) = &sig.variadic {
             errors.at(variadic, "#[grad] does not support variadic functions");
         }
+        self.outputs = 1;
         match &sig.output {
             ReturnType::Type(_, ty) if is_f64(ty) => {}
-            ReturnType::Type(_, ty) => errors.at(ty, "a #[grad] function must return `f64`"),
+            ReturnType::Type(_, ty) if f64_tuple(ty).is_some() => {
+                // Several outputs: differentiated through the pullback only.
+                self.outputs = f64_tuple(ty).unwrap_or(1);
+            }
+            ReturnType::Type(_, ty) => errors.at(
+                ty,
+                "a #[grad] function must return `f64`, or a tuple of them `(f64, f64)`",
+            ),
             ReturnType::Default => errors.at(
                 &sig.ident,
                 "a #[grad] function must return `f64`: add `-> f64`",
@@ -94,7 +103,11 @@ impl Lowering {
                 ty => ty,
             };
             let mut slice = false;
-            if let Some(strukt) = crate::layout::struct_path(referenced) {
+            let tuple = matches!(referenced, Type::Tuple(t) if !t.elems.is_empty()
+                && t.elems.iter().all(|e| matches!(FieldKind::of(e), FieldKind::Real(_))));
+            let strukt = crate::layout::struct_path(referenced)
+                .or_else(|| tuple.then(|| referenced.clone()));
+            if let Some(strukt) = strukt {
                 let var = self.declare(&ident, VarKind::Real, Vec::new(), Num::Unknown);
                 self.vars[var].is_param = true;
                 self.structs.push(var);
@@ -243,4 +256,14 @@ pub fn differentiates_self(args: &GradArgs) -> bool {
     args.wrt
         .as_ref()
         .map_or(true, |names| names.iter().any(|name| name == "self"))
+}
+
+/// The length of a tuple type `(f64, f64, …)` of at least two `f64`s.
+fn f64_tuple(ty: &Type) -> Option<usize> {
+    match ty {
+        Type::Tuple(tuple) if tuple.elems.len() >= 2 && tuple.elems.iter().all(is_f64) => {
+            Some(tuple.elems.len())
+        }
+        _ => None,
+    }
 }

@@ -22,6 +22,9 @@ impl Lowering {
     /// With a `return` before the end, every exit assigns a result variable instead, and
     /// the function returns that.
     pub(super) fn function_body(&mut self, block: &syn::Block) {
+        if self.outputs > 1 {
+            return self.tuple_body(block);
+        }
         if control::has_early_return(block) {
             let span = block.brace_token.span.join();
             let result = self.temporary(span);
@@ -65,6 +68,48 @@ impl Lowering {
             let (value, nodes) = self.collect(|this| this.real(value));
             self.emit(Stmt::Return { value, nodes });
         }
+    }
+
+    /// The body of a function returning a tuple: statements, then the tuple `(a, b)`.
+    fn tuple_body(&mut self, block: &syn::Block) {
+        if control::has_early_return(block) {
+            self.error(
+                block,
+                "a #[grad] function that returns a tuple must end with it, without `return` \
+                 before",
+            );
+            return;
+        }
+        let tail = match block.stmts.split_last() {
+            Some((syn::Stmt::Expr(Expr::Tuple(tuple), None), init))
+                if tuple.elems.len() == self.outputs =>
+            {
+                for stmt in init {
+                    self.statement(stmt);
+                }
+                tuple
+            }
+            _ => {
+                self.error(
+                    block,
+                    format!(
+                        "a #[grad] function that returns a tuple must end with one of {} \
+                         values: `(a, b)`",
+                        self.outputs
+                    ),
+                );
+                return;
+            }
+        };
+        let (value, nodes) = self.collect(|this| {
+            let parts = tail.elems.iter().map(|part| this.real(part)).collect();
+            this.push(
+                NodeKind::Tuple(parts),
+                Num::Real,
+                tail.paren_token.span.join(),
+            )
+        });
+        self.emit(Stmt::Return { value, nodes });
     }
 
     /// The statements of a block (scoped), and its tail value when `needs_value`.
@@ -431,6 +476,9 @@ impl Lowering {
         if let (Pat::Slice(slice), Some(init)) = (pat, &local.init) {
             return self.destructure(slice, &init.expr);
         }
+        if let (Pat::Tuple(tuple), Some(init)) = (pat, &local.init) {
+            return self.untuple(tuple, &init.expr);
+        }
         let mutable = matches!(pat, Pat::Ident(pat) if pat.mutability.is_some());
         let ident = match pat {
             Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
@@ -613,6 +661,81 @@ impl Lowering {
     }
 
     /// `let [a, b, _] = w;` of an array: one `let` per named element, `let a = w[0];`.
+    /// `let (a, b) = (x * y, x + y);`: every value is computed before any name is bound
+    /// (the values read the variables the names had before). `let (a, b) = h(x);` of a
+    /// function returning a tuple unpacks its result.
+    fn untuple(&mut self, tuple: &syn::PatTuple, init: &Expr) {
+        let mut names = Vec::with_capacity(tuple.elems.len());
+        for element in &tuple.elems {
+            match element {
+                Pat::Ident(name) if name.subpat.is_none() && name.by_ref.is_none() => {
+                    names.push(Some(name));
+                }
+                Pat::Wild(_) => names.push(None),
+                other => {
+                    self.error(other, "#[grad] binds the parts of a tuple to names or `_`");
+                    return;
+                }
+            }
+        }
+        match strip_expr(init) {
+            Expr::Tuple(values) if values.elems.len() == names.len() => {
+                let lowered: Vec<(NodeId, Vec<NodeId>)> = values
+                    .elems
+                    .iter()
+                    .map(|value| self.collect(|this| this.expr(value)))
+                    .collect();
+                for (name, (value, nodes)) in names.into_iter().zip(lowered) {
+                    let Some(name) = name else { continue };
+                    let num = self.nodes[value].num;
+                    let kind = kind_of(num);
+                    let var = self.declare(&name.ident, kind, Vec::new(), num);
+                    self.vars[var].mutable = name.mutability.is_some();
+                    self.vars[var].stable = kind == VarKind::Int
+                        && name.mutability.is_none()
+                        && self.recomputable(value);
+                    self.emit(Stmt::Let {
+                        var,
+                        value: Some(value),
+                        nodes,
+                    });
+                }
+            }
+            Expr::Tuple(values) => {
+                self.error(
+                    values,
+                    format!(
+                        "this tuple has {} parts, the pattern {}",
+                        values.elems.len(),
+                        names.len()
+                    ),
+                );
+            }
+            call @ (Expr::Call(_) | Expr::MethodCall(_)) => {
+                let (value, nodes) = self.collect(|this| this.tuple_call(call, names.len()));
+                let Some(value) = value else { return };
+                let mut vars = Vec::with_capacity(names.len());
+                for (position, name) in names.into_iter().enumerate() {
+                    let ident = match name {
+                        Some(name) => name.ident.clone(),
+                        None => Ident::new(&format!("unused_{position}"), Span::call_site()),
+                    };
+                    let var = self.declare(&ident, VarKind::Real, Vec::new(), Num::Real);
+                    self.vars[var].mutable = name.is_some_and(|n| n.mutability.is_some());
+                    vars.push(var);
+                }
+                self.emit(Stmt::Unpack { vars, value, nodes });
+            }
+            other => {
+                self.error(
+                    other,
+                    "#[grad] takes apart a tuple written out (`let (a, b) = (x, y);`) or the \
+                     result of a `#[grad]` function that returns one (`let (a, b) = h(x);`)",
+                );
+            }
+        }
+    }
+
     fn destructure(&mut self, slice: &syn::PatSlice, init: &Expr) {
         let Expr::Path(path) = strip_expr(init) else {
             self.error(

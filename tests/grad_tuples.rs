@@ -1,0 +1,132 @@
+//! Tuples: `let (a, b) = (…, …);`, helpers that return tuples (differentiated through their
+//! pullback, one seed per output), and tuple parameters.
+
+use autodiff::prelude::*;
+
+#[grad]
+fn swap_and_mix(x: f64, y: f64) -> f64 {
+    let (a, b) = (x * y, x + y);
+    // The values are computed before the names are bound: this swaps.
+    let (a, b) = (b, a);
+    let (c, _) = (a.sin(), b.exp());
+    a * b + c
+}
+
+#[test]
+fn tuple_lets() {
+    let (x, y) = (0.7, -1.3);
+    let (value, dx, dy) = swap_and_mix_grad(x, y);
+    assert_eq!(value.to_bits(), swap_and_mix(x, y).to_bits());
+    // a = x + y, b = x y, c = sin(x + y): f = (x + y) x y + sin(x + y).
+    let expected_dx = y * (x + y) + x * y + (x + y).cos();
+    let expected_dy = x * (x + y) + x * y + (x + y).cos();
+    assert!((dx - expected_dx).abs() < 1e-12);
+    assert!((dy - expected_dy).abs() < 1e-12);
+}
+
+/// Polar to Cartesian: two outputs.
+#[grad]
+fn to_cartesian(r: f64, theta: f64) -> (f64, f64) {
+    (r * theta.cos(), r * theta.sin())
+}
+
+#[test]
+fn the_pullback_takes_one_seed_per_output() {
+    let (r, theta) = (2.0, 0.6);
+    let (mut dr, mut dtheta) = (0.0, 0.0);
+    let value = to_cartesian_vjp(r, theta, (1.0, 0.0), &mut dr, &mut dtheta);
+    assert_eq!(value, to_cartesian(r, theta));
+    // The first row of the Jacobian.
+    assert!((dr - theta.cos()).abs() < 1e-15);
+    assert!((dtheta + r * theta.sin()).abs() < 1e-15);
+    let (mut dr, mut dtheta) = (0.0, 0.0);
+    to_cartesian_vjp(r, theta, (0.5, -2.0), &mut dr, &mut dtheta);
+    assert!((dr - (0.5 * theta.cos() - 2.0 * theta.sin())).abs() < 1e-15);
+    assert!((dtheta - (-0.5 * r * theta.sin() - 2.0 * r * theta.cos())).abs() < 1e-14);
+}
+
+/// Unpacks the helper's outputs, uses one twice and the other once, inside a loop.
+#[grad]
+fn spiral_length(r0: f64, turn: f64, steps: usize) -> f64 {
+    let mut total = 0.0;
+    let (mut px, mut py) = to_cartesian(r0, 0.0);
+    for k in 1..=steps {
+        let angle = turn * k as f64;
+        let (x, y) = to_cartesian(r0 + 0.1 * angle, angle);
+        total += ((x - px) * (x - px) + (y - py) * (y - py)).sqrt();
+        px = x;
+        py = y;
+    }
+    total
+}
+
+#[test]
+fn tuple_results_in_a_loop_against_finite_differences() {
+    let (r0, turn) = (1.5, 0.3);
+    let (value, dr0, dturn) = spiral_length_grad(r0, turn, 12);
+    assert_eq!(value.to_bits(), spiral_length(r0, turn, 12).to_bits());
+    let h = 1e-6;
+    let numeric_r0 =
+        (spiral_length(r0 + h, turn, 12) - spiral_length(r0 - h, turn, 12)) / (2.0 * h);
+    let numeric_turn =
+        (spiral_length(r0, turn + h, 12) - spiral_length(r0, turn - h, 12)) / (2.0 * h);
+    assert!((dr0 - numeric_r0).abs() < 1e-7, "{dr0} vs {numeric_r0}");
+    assert!(
+        (dturn - numeric_turn).abs() < 1e-7,
+        "{dturn} vs {numeric_turn}"
+    );
+}
+
+/// The same spiral on the `Tape` engine.
+#[test]
+fn tuple_results_agree_with_the_tape() {
+    let (r0, turn) = (0.8, -0.45);
+    let tape = Tape::new();
+    let (r, t) = (tape.var(r0), tape.var(turn));
+    let (mut px, mut py) = (r * 1.0, r * 0.0);
+    let mut total = tape.var(0.0);
+    for k in 1..=7 {
+        let angle = t * k as f64;
+        let radius = r + angle * 0.1;
+        let (x, y) = (radius * angle.cos(), radius * angle.sin());
+        total += ((x - px) * (x - px) + (y - py) * (y - py)).sqrt();
+        px = x;
+        py = y;
+    }
+    let grads = total.gradient();
+    let (value, dr0, dturn) = spiral_length_grad(r0, turn, 7);
+    assert!((value - total.value()).abs() < 1e-12);
+    assert!((dr0 - grads.wrt(r)).abs() < 1e-12);
+    assert!((dturn - grads.wrt(t)).abs() < 1e-12);
+}
+
+/// Tuple parameters: read by position, with a partial of the same tuple type.
+#[grad]
+fn rotate_dot(point: (f64, f64), w: &([f64; 2], f64)) -> f64 {
+    let (c, s) = (w.1.cos(), w.1.sin());
+    let (x, y) = (c * point.0 - s * point.1, s * point.0 + c * point.1);
+    w.0[0] * x + w.0[1] * y
+}
+
+#[test]
+fn tuple_parameters() {
+    let point = (0.8, -0.3);
+    let w = ([1.5, -0.5], 0.4);
+    let (value, d_point, d_w) = rotate_dot_grad(point, &w);
+    assert_eq!(value.to_bits(), rotate_dot(point, &w).to_bits());
+    let f = |v: &[f64]| rotate_dot((v[0], v[1]), &([v[2], v[3]], v[4]));
+    let at = [point.0, point.1, w.0[0], w.0[1], w.1];
+    let got = [d_point.0, d_point.1, d_w.0[0], d_w.0[1], d_w.1];
+    for i in 0..5 {
+        let h = 1e-6;
+        let (mut up, mut down) = (at, at);
+        up[i] += h;
+        down[i] -= h;
+        let numeric = (f(&up) - f(&down)) / (2.0 * h);
+        assert!(
+            (got[i] - numeric).abs() < 1e-8,
+            "component {i}: {} vs {numeric}",
+            got[i]
+        );
+    }
+}
