@@ -279,3 +279,43 @@ fn nested_method_calls_agree_with_the_tape() {
     let (_, d_net) = net.loss_grad(&xs, &ys);
     assert_close(&d_net.to_flat_vec(), &loss_on_tape(&net, &xs, &ys), 1e-12);
 }
+
+// ----- the same variable passed twice ------------------------------------------------
+
+#[grad]
+fn rows_twice(w: &[[f64; 3]; 2], x: &[f64; 3]) -> f64 {
+    dot(&w[0], &w[0]) + dot(&w[0], &w[1]) * dot(x, x)
+}
+
+#[grad]
+fn layers_twice(net: &Net, x: [f64; 2]) -> f64 {
+    both_layers(&net.first, &net.first, x)
+        + through_fields(net, x) * both_layers(&net.second, &net.first, x)
+}
+
+#[test]
+fn the_same_variable_passed_twice() {
+    let w = [[0.5, -0.3, 0.8], [1.2, 0.4, -0.7]];
+    let x = [0.9, -1.1, 0.3];
+    let (value, dw, dx) = rows_twice_grad(&w, &x);
+    assert_eq!(value.to_bits(), rows_twice(&w, &x).to_bits());
+    let at: Vec<f64> = w.iter().flatten().chain(&x).copied().collect();
+    let f = |v: &[f64]| {
+        rows_twice(
+            &[[v[0], v[1], v[2]], [v[3], v[4], v[5]]],
+            &[v[6], v[7], v[8]],
+        )
+    };
+    let got: Vec<f64> = dw.iter().flatten().chain(&dx).copied().collect();
+    assert_close(&got, &numeric(f, &at), 1e-7);
+
+    let net = net();
+    let x = [0.35, -0.65];
+    let (value, d_net, _) = layers_twice_grad(&net, x);
+    assert_eq!(value.to_bits(), layers_twice(&net, x).to_bits());
+    assert_close(
+        &d_net.to_flat_vec(),
+        &numeric_struct(&net, |n| layers_twice(n, x)),
+        1e-7,
+    );
+}

@@ -180,18 +180,19 @@ pub fn signatures(function: &Function) -> (TokenStream, TokenStream) {
     let buffers = function.wrt.iter().map(|&i| buffer_param(function, i));
     let (doc, doc_into) = doc(function);
     let attributes = attributes(function);
+    let generics = &original.sig.generics;
     (
         quote! {
             #[doc = #doc]
             #[must_use]
             #attributes
-            #vis fn #name(#(#params),*) -> (#(#outputs),*)
+            #vis fn #name #generics(#(#params),*) -> (#(#outputs),*)
         },
         quote! {
             #[doc = #doc_into]
             #attributes
             #[allow(dead_code)]
-            #vis fn #into(#(#params,)* #(#buffers),*) -> f64
+            #vis fn #into #generics(#(#params,)* #(#buffers),*) -> f64
         },
     )
 }
@@ -301,15 +302,16 @@ struct Names {
 
 fn names(function: &Function) -> Names {
     let original = &function.original.sig.ident;
+    let turbofish = turbofish(function);
     let mixed = |ident: Ident| {
         let ident = Ident::new(
             &ident.to_string(),
             Span::mixed_site().located_at(original.span()),
         );
         if function.in_impl {
-            quote!(Self::#ident)
+            quote!(Self::#ident #turbofish)
         } else {
-            quote!(#ident)
+            quote!(#ident #turbofish)
         }
     };
     Names {
@@ -318,6 +320,18 @@ fn names(function: &Function) -> Names {
         into: mixed(grad_into_ident(original)),
         vjp: mixed(vjp_ident(original)),
     }
+}
+
+/// `::<N, M>` for a function with const generic parameters (and no lifetime parameters,
+/// which cannot be given explicitly), so that the generated functions call each other for
+/// the same constants.
+fn turbofish(function: &Function) -> TokenStream {
+    let generics = &function.original.sig.generics;
+    let constants: Vec<&Ident> = generics.const_params().map(|c| &c.ident).collect();
+    if constants.is_empty() || generics.lifetimes().next().is_some() {
+        return TokenStream::new();
+    }
+    quote!(::<#(#constants),*>)
 }
 
 /// `let _ = f as fn(..) -> f64;`: using `<name>_grad` uses `<name>`, so the original gets

@@ -486,6 +486,11 @@ impl Generator<'_> {
         let mut temporaries = Vec::new();
         let mut values = Vec::new();
         let mut buffers = Vec::new();
+        // Variables whose adjoint is lent to the call already, and what to add after it.
+        let mut adjoined: Vec<VarId> = Vec::new();
+        // (two fields of one struct parameter live in the same buffer: both count as the
+        // parameter's variable)
+        let mut after = TokenStream::new();
         for (position, arg) in args.iter().enumerate() {
             match arg {
                 CallArg::Value(node) => {
@@ -506,20 +511,53 @@ impl Generator<'_> {
                 }
                 CallArg::Whole { place, .. } => {
                     values.push(self.call_arg(id, position, arg));
-                    if let Some(buffer) = self.whole_buffer(place) {
-                        buffers.push(buffer);
+                    let Some((scratch, adjoint, slice)) = self.whole_buffer(place) else {
+                        continue;
+                    };
+                    match adjoint {
+                        // A constant argument: its partial goes to scratch.
+                        None => buffers.push(quote!(&mut #scratch)),
+                        Some(adjoint) if !adjoined.contains(&self.adjoint_root(place.var)) => {
+                            adjoined.push(self.adjoint_root(place.var));
+                            buffers.push(adjoint);
+                        }
+                        Some(adjoint) => {
+                            // The same variable twice (`dot(&w[0], &w[1])`): the second
+                            // buffer is scratch, added to the adjoint after the call.
+                            let temporary =
+                                Ident::new(&format!("__vjp_{id}_{position}"), Span::mixed_site());
+                            declarations.extend(quote!(let mut #temporary = #scratch;));
+                            buffers.push(quote!(&mut #temporary));
+                            after.extend(if slice {
+                                quote!(::autodiff::__private::Flat::add_to(&#temporary[..], #adjoint);)
+                            } else {
+                                quote!(::autodiff::__private::Differentiable::add_scaled(
+                                    #adjoint, 1.0, &#temporary);)
+                            });
+                        }
                     }
                 }
             }
         }
         let seed = slot("adjoint", id).into_token_stream();
         let call = forward::pullback_call(callee, &values, Some(&seed), &buffers);
-        (quote!(#declarations #call;), temporaries)
+        (quote!(#declarations #call; #after), temporaries)
     }
 
-    /// `&mut` the adjoint of a whole argument, scratch for a constant one, nothing for
-    /// integers.
-    fn whole_buffer(&self, place: &Place) -> Option<TokenStream> {
+    /// The variable whose adjoint holds this one's: a struct parameter's for its fields,
+    /// else itself.
+    fn adjoint_root(&self, var: VarId) -> VarId {
+        match self.function.fields.iter().find(|f| f.var == var) {
+            Some(field) => self.function.params[field.param].var,
+            None => var,
+        }
+    }
+
+    /// What the pullback adds the partial of a whole argument into: `Some((scratch,
+    /// adjoint))`, a zero value of its shape and `&mut` its adjoint (`None` for a constant
+    /// one); `None` for integers, which get no buffer.
+    #[allow(clippy::type_complexity)]
+    fn whole_buffer(&self, place: &Place) -> Option<(TokenStream, Option<TokenStream>, bool)> {
         let function = self.function;
         let var = &function.vars[place.var];
         let is_struct = function
@@ -530,38 +568,39 @@ impl Generator<'_> {
         if var.kind != VarKind::Real && !is_struct {
             return None;
         }
-        if !self.activity.var(place.var) {
-            let value = self.place(place, self.var_slot(place.var));
-            // A constant argument: the pullback's partial for it goes to scratch.
+        let value = self.place(place, self.var_slot(place.var));
+        let whole_slice = var.slice && place.indices.is_empty();
+        let scratch = if is_struct {
+            quote!({
+                use ::autodiff::__private::Differentiable as _;
+                (#value).zero_like()
+            })
+        } else if whole_slice {
+            let element = zeros(&var.dims);
+            quote!(::std::vec![#element; #value.len()])
+        } else {
             let rank = var.dims.len() + usize::from(var.slice);
-            let left = rank - place.indices.len().min(rank);
-            return Some(if is_struct {
-                quote!(&mut {
-                    use ::autodiff::__private::Differentiable as _;
-                    (#value).zero_like()
-                })
-            } else if var.slice && place.indices.is_empty() {
-                let element = zeros(&var.dims);
-                quote!(&mut ::std::vec![#element; #value.len()][..])
-            } else {
-                let dims = &var.dims[var.dims.len() - left.min(var.dims.len())..];
-                let zero = zeros(dims);
-                quote!(&mut #zero)
-            });
+            let left = rank.saturating_sub(place.indices.len()).min(var.dims.len());
+            zeros(&var.dims[var.dims.len() - left..])
+        };
+        if !self.activity.var(place.var) {
+            return Some((scratch, None, whole_slice));
         }
-        if let Some(param) = function
+        let param = function
             .params
             .iter()
-            .position(|p| p.var == place.var && p.strukt.is_some())
-        {
+            .position(|p| p.var == place.var && p.strukt.is_some());
+        let adjoint = if let Some(param) = param {
             let buffer = output_slot(function, param);
-            return Some(quote!(&mut *#buffer));
-        }
-        let adjoint = self.place(place, self.adjoint_var(place.var));
-        Some(if var.slice && place.indices.is_empty() {
-            quote!(&mut #adjoint[..])
+            quote!(&mut *#buffer)
         } else {
-            quote!(&mut #adjoint)
-        })
+            let adjoint = self.place(place, self.adjoint_var(place.var));
+            if whole_slice {
+                quote!(&mut #adjoint[..])
+            } else {
+                quote!(&mut #adjoint)
+            }
+        };
+        Some((scratch, Some(adjoint), whole_slice))
     }
 }

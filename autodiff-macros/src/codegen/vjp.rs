@@ -83,11 +83,12 @@ pub fn vjp_signature(function: &Function) -> Option<TokenStream> {
         )
     };
     let output = forward::real_tuple(function.outputs);
+    let generics = &original.sig.generics;
     Some(quote! {
         #[doc = #doc]
         #attributes
         #[allow(dead_code)]
-        #vis fn #name(#(#params,)* #seed: #output, #(#buffers),*) -> #output
+        #vis fn #name #generics(#(#params,)* #seed: #output, #(#buffers),*) -> #output
     })
 }
 

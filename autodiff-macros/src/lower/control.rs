@@ -231,6 +231,7 @@ impl Lowering {
             (None, None)
         };
         let (count, max_trips) = count.unwrap_or((None, None));
+        let max_trips = max_trips.filter(|trips| !self.mentions_generic(trips));
         let (count, nodes) = match count {
             Some((count, nodes)) => (Some(count), nodes),
             None => (None, Vec::new()),
@@ -342,7 +343,10 @@ impl Lowering {
         match expr {
             Expr::Lit(lit) => matches!(lit.lit, Lit::Int(_)),
             Expr::Path(path) => match path.path.get_ident() {
-                Some(ident) => self.scopes.lookup(ident).is_none(),
+                Some(ident) => {
+                    self.scopes.lookup(ident).is_none()
+                        && !self.generic_consts.contains(&ident.to_string())
+                }
                 None => path.qself.is_none(),
             },
             Expr::Paren(paren) => self.is_constant_expr(&paren.expr),

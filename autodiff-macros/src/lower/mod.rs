@@ -168,6 +168,10 @@ struct Lowering {
     constant_self: bool,
     /// How many `f64`s the function returns (a tuple for more than one).
     outputs: usize,
+    /// The const generic parameters: loops they bound run for a count known only at run
+    /// time as far as the generated code can tell (Rust does not size arrays by arithmetic
+    /// on them), so their values go to the workspace.
+    generic_consts: Vec<String>,
 }
 
 /// A name bound by an iterator loop to part of a slice or array: `for x in xs` binds `x`
@@ -197,6 +201,17 @@ struct LoopContext {
 }
 
 impl Lowering {
+    /// Whether tokens name a const generic parameter.
+    pub(super) fn mentions_generic(&self, tokens: &TokenStream) -> bool {
+        tokens.clone().into_iter().any(|token| match token {
+            proc_macro2::TokenTree::Ident(ident) => {
+                self.generic_consts.contains(&ident.to_string())
+            }
+            proc_macro2::TokenTree::Group(group) => self.mentions_generic(&group.stream()),
+            _ => false,
+        })
+    }
+
     // ----- building blocks ---------------------------------------------------------------
 
     pub(super) fn declare(

@@ -28,11 +28,18 @@ impl Lowering {
         if let Some(abi) = &sig.abi {
             errors.at(abi, "#[grad] does not support `extern` functions");
         }
-        if !sig.generics.params.is_empty() {
-            errors.at(
-                &sig.generics,
-                "#[grad] does not support generic functions; write the function for `f64`",
-            );
+        for param in &sig.generics.params {
+            match param {
+                syn::GenericParam::Const(constant) => {
+                    self.generic_consts.push(constant.ident.to_string());
+                }
+                syn::GenericParam::Lifetime(_) => {}
+                syn::GenericParam::Type(_) => errors.at(
+                    param,
+                    "#[grad] supports const generics (`<const N: usize>`), not type \
+                     parameters; write the function for `f64`",
+                ),
+            }
         }
         if let Some(clause) = &sig.generics.where_clause {
             errors.at(clause, "#[grad] does not support `where` clauses");
