@@ -111,7 +111,7 @@ fn main() {
                     let met = ratio <= at_most;
                     all_met &= met;
                     format!(
-                        "target ≤ {at_most:.1}x: {}",
+                        "target ≤ {at_most}x: {}",
                         if met { "met" } else { "NOT met" }
                     )
                 }

@@ -143,16 +143,17 @@ pub fn measure(comparison: &Comparison, rounds: usize, batch: Duration) -> Vec<f
 /// The moons loss of `examples/moons.rs`: samples as slices, as arrays, and by hand.
 pub mod moons {
     use super::moons_model::{
-        init, loss_backprop_dense, loss_grad, loss_slices_grad, loss_slices_grad_into, moons,
+        init, loss_backprop_dense, loss_grad, loss_slices_grad, loss_slices_grad_into, moons, Mlp,
         PARAMS,
     };
     use super::*;
 
     /// The contenders: `loss_slices_grad` (samples as slices), `loss_grad` (samples as
     /// `[_; 100]` arrays), the dense hand-written backpropagation,
-    /// `loss_slices_grad_into` into a buffer zeroed before each call, and the generated
+    /// `loss_slices_grad_into` into a buffer zeroed before each call, the generated
     /// code written out by hand with two other layouts of its saved values
-    /// ([`layouts`]).
+    /// ([`layouts`]), and the same loss as a method of the model as a struct,
+    /// `Mlp::loss_grad`.
     #[must_use]
     pub fn comparison() -> Comparison {
         let (xs, ys) = moons(1337);
@@ -199,6 +200,27 @@ pub mod moons {
                 black_box(&*buffer);
             }
         };
+        let structured = {
+            let (xs, ys) = (Rc::clone(&xs_vec), Rc::clone(&ys_vec));
+            let model = Mlp::from_flat(&p);
+            move || {
+                black_box(&black_box(&model).loss_grad(black_box(&xs[..]), black_box(&ys[..])));
+            }
+        };
+        let struct_into = {
+            let (xs, ys) = (Rc::clone(&xs_vec), Rc::clone(&ys_vec));
+            let model = Mlp::from_flat(&p);
+            let buffer = RefCell::new(Mlp::from_flat(&[0.0; PARAMS]));
+            move || {
+                let mut buffer = buffer.borrow_mut();
+                black_box(black_box(&model).loss_grad_into(
+                    black_box(&xs[..]),
+                    black_box(&ys[..]),
+                    &mut buffer,
+                ));
+                black_box(&*buffer);
+            }
+        };
         Comparison {
             name: "moons",
             formula: "micrograd's moons loss, 2-16-16-1 ReLU MLP, 337 parameters, 100 samples",
@@ -209,8 +231,12 @@ pub mod moons {
                 Contender::new("slices _grad_into", into()),
                 Contender::new("slab layout", layout(super::layouts::slab)),
                 Contender::new("frame layout", layout(super::layouts::frames)),
+                Contender::new("#[grad] struct Mlp", structured),
             ],
-            into_calls: vec![Contender::new("loss_slices_grad_into", into())],
+            into_calls: vec![
+                Contender::new("loss_slices_grad_into", into()),
+                Contender::new("Mlp::loss_grad_into", struct_into),
+            ],
             targets: vec![
                 Target {
                     numerator: 0,
@@ -231,6 +257,11 @@ pub mod moons {
                     numerator: 5,
                     denominator: 1,
                     at_most: None,
+                },
+                Target {
+                    numerator: 6,
+                    denominator: 0,
+                    at_most: Some(1.05),
                 },
             ],
         }
