@@ -6,26 +6,11 @@
 
 use autodiff::prelude::*;
 
-fn numeric(f: impl Fn(&[f64]) -> f64, at: &[f64]) -> Vec<f64> {
-    (0..at.len())
-        .map(|i| {
-            let h = 1e-6 * at[i].abs().max(1.0);
-            let (mut up, mut down) = (at.to_vec(), at.to_vec());
-            up[i] += h;
-            down[i] -= h;
-            (f(&up) - f(&down)) / (2.0 * h)
-        })
-        .collect()
-}
+mod common;
+use common::{assert_all_close, fd_flat_gradient, fd_gradient as numeric};
 
 fn assert_close(actual: &[f64], expected: &[f64], tolerance: f64) {
-    assert_eq!(actual.len(), expected.len());
-    for (i, (a, e)) in actual.iter().zip(expected).enumerate() {
-        assert!(
-            (a - e).abs() <= tolerance * e.abs().max(1.0),
-            "component {i}: {a} vs {e}"
-        );
-    }
+    assert_all_close(actual, expected, tolerance, "gradient");
 }
 
 // ----- arrays and slices passed whole -------------------------------------------------
@@ -169,15 +154,7 @@ fn net() -> Net {
 }
 
 fn numeric_struct(net: &Net, f: impl Fn(&Net) -> f64) -> Vec<f64> {
-    let flat = net.to_flat_vec();
-    numeric(
-        |v| {
-            let mut n = net.clone();
-            n.copy_from_flat(v);
-            f(&n)
-        },
-        &flat,
-    )
+    fd_flat_gradient(net, f)
 }
 
 #[test]

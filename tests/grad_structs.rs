@@ -45,24 +45,12 @@ fn struct_partial_matches_finite_differences() {
     let x = [0.4, -1.3];
     let (value, dm, dx) = mlp_out_grad(&m, x);
     assert_eq!(value.to_bits(), mlp_out(&m, x).to_bits());
-    let flat = m.to_flat_vec();
-    let grads = dm.to_flat_vec();
-    assert_eq!(flat.len(), 6 + 3 + 3 + 1);
-    for i in 0..flat.len() {
-        let h = 1e-6;
-        let (mut up, mut down) = (m.clone(), m.clone());
-        let (mut fu, mut fd) = (flat.clone(), flat.clone());
-        fu[i] += h;
-        fd[i] -= h;
-        up.copy_from_flat(&fu);
-        down.copy_from_flat(&fd);
-        let numeric = (mlp_out(&up, x) - mlp_out(&down, x)) / (2.0 * h);
-        assert!(
-            (grads[i] - numeric).abs() < 1e-7,
-            "component {i}: {} vs {numeric}",
-            grads[i]
-        );
-    }
+    assert_eq!(m.param_count(), 6 + 3 + 3 + 1);
+    assert_close(
+        &dm.to_flat_vec(),
+        &numeric_partial(&m, |m| mlp_out(m, x)),
+        1e-7,
+    );
     for k in 0..2 {
         let h = 1e-6;
         let (mut up, mut down) = (x, x);
@@ -73,31 +61,11 @@ fn struct_partial_matches_finite_differences() {
     }
 }
 
-/// Central finite differences of `f` over the flat view of `m`.
-fn numeric_partial<M: Differentiable + Clone>(m: &M, f: impl Fn(&M) -> f64) -> Vec<f64> {
-    let flat = m.to_flat_vec();
-    (0..flat.len())
-        .map(|i| {
-            let h = 1e-6 * flat[i].abs().max(1.0);
-            let (mut up, mut down) = (m.clone(), m.clone());
-            let (mut fu, mut fd) = (flat.clone(), flat.clone());
-            fu[i] += h;
-            fd[i] -= h;
-            up.copy_from_flat(&fu);
-            down.copy_from_flat(&fd);
-            (f(&up) - f(&down)) / (2.0 * h)
-        })
-        .collect()
-}
+mod common;
+use common::{assert_all_close, fd_flat_gradient as numeric_partial};
 
 fn assert_close(actual: &[f64], expected: &[f64], tolerance: f64) {
-    assert_eq!(actual.len(), expected.len());
-    for (i, (a, e)) in actual.iter().zip(expected).enumerate() {
-        assert!(
-            (a - e).abs() <= tolerance * e.abs().max(1.0),
-            "component {i}: {a} vs {e}"
-        );
-    }
+    assert_all_close(actual, expected, tolerance, "gradient");
 }
 
 /// A layer inside a model inside a model, with constants and a skipped field.

@@ -36,3 +36,19 @@ pub fn assert_all_close(actual: &[f64], expected: &[f64], tolerance: f64, what: 
         assert_close(*a, *e, tolerance, &format!("{what}[{i}]"));
     }
 }
+
+/// The gradient of `f` with respect to every differentiable number of `m` (in its flat
+/// view's order) by central differences.
+pub fn fd_flat_gradient<M: autodiff::Differentiable + Clone>(
+    m: &M,
+    f: impl Fn(&M) -> f64,
+) -> Vec<f64> {
+    fd_gradient(
+        |flat| {
+            let mut at = m.clone();
+            at.copy_from_flat(flat);
+            f(&at)
+        },
+        &m.to_flat_vec(),
+    )
+}

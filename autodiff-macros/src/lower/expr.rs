@@ -57,14 +57,10 @@ impl Lowering {
                             && matches!(base, Expr::Field(f) if fields::on_self(f))) =>
                     {
                         // `TABLE[i]`: an element of a constant array.
-                        let mut indices = Vec::with_capacity(index_exprs.len());
-                        for index in &index_exprs {
-                            let node = self.expr(index);
-                            if matches!(self.nodes[node].num, Num::Real | Num::Bool) {
-                                return self.error(index, "an index must be an integer (`usize`)");
-                            }
-                            indices.push(node);
-                        }
+                        let indices = match self.index_nodes(&index_exprs) {
+                            Ok(indices) => indices,
+                            Err(poisoned) => return poisoned,
+                        };
                         let table = base.to_token_stream();
                         let span = index.bracket_token.span.join();
                         self.push(
@@ -739,14 +735,10 @@ impl Lowering {
                     indices: Vec::new(),
                 }
             } else {
-                let mut indices = Vec::with_capacity(index_exprs.len());
-                for index in &index_exprs {
-                    let node = self.expr(index);
-                    if matches!(self.nodes[node].num, Num::Real | Num::Bool) {
-                        return self.error(index, "an index must be an integer (`usize`)");
-                    }
-                    indices.push(node);
-                }
+                let indices = match self.index_nodes(&index_exprs) {
+                    Ok(indices) => indices,
+                    Err(poisoned) => return poisoned,
+                };
                 let place = if self.aliases.contains_key(&var) {
                     self.alias_place(var, &indices, ident.span())
                 } else {
@@ -837,5 +829,21 @@ impl Lowering {
                 None
             }
         }
+    }
+}
+
+impl Lowering {
+    /// The nodes of index expressions, or (after reporting a non-integer one) a poisoned
+    /// node to stand for the whole expression.
+    fn index_nodes(&mut self, exprs: &[&Expr]) -> Result<Vec<NodeId>, NodeId> {
+        let mut indices = Vec::with_capacity(exprs.len());
+        for index in exprs {
+            let node = self.expr(index);
+            if matches!(self.nodes[node].num, Num::Real | Num::Bool) {
+                return Err(self.error(index, "an index must be an integer (`usize`)"));
+            }
+            indices.push(node);
+        }
+        Ok(indices)
     }
 }
