@@ -86,3 +86,54 @@ fn constant_self_and_associated_functions() {
     assert_eq!(dx, [2.0 * 2.0 * 2.0 * 0.5, 2.0 * 2.0 * 0.25 * -2.0]);
     assert_eq!(Quadratic::square_grad(3.0), (9.0, 6.0));
 }
+
+/// A type that does not derive `Differentiable`, with a method marked alone: `self` is a
+/// constant.
+pub struct Config {
+    pub scale: f64,
+    pub offsets: [f64; 2],
+    pub rounds: usize,
+}
+
+impl Config {
+    #[grad]
+    pub fn response(&self, x: f64, y: f64) -> f64 {
+        let mut r = 0.0;
+        for k in 0..self.rounds {
+            r += (self.scale * x + self.offsets[k % 2] * y).sin();
+        }
+        r
+    }
+
+    /// An associated function marked alone, recognised by its use of `Self`.
+    #[grad]
+    pub fn damped(x: f64) -> f64 {
+        Self::DAMPING * x.tanh()
+    }
+
+    /// Damping of `damped`.
+    pub const DAMPING: f64 = 0.5;
+}
+
+#[test]
+fn a_method_marked_alone_has_a_constant_self() {
+    let c = Config {
+        scale: 1.5,
+        offsets: [0.5, -0.25],
+        rounds: 3,
+    };
+    let (x, y) = (0.4, 1.2);
+    let (value, dx, dy) = c.response_grad(x, y);
+    assert_eq!(value.to_bits(), c.response(x, y).to_bits());
+    let (mut ex, mut ey) = (0.0, 0.0);
+    for k in 0..3 {
+        let o = c.offsets[k % 2];
+        let cos = (1.5 * x + o * y).cos();
+        ex += 1.5 * cos;
+        ey += o * cos;
+    }
+    assert!((dx - ex).abs() < 1e-12 && (dy - ey).abs() < 1e-12);
+    let (value, d) = Config::damped_grad(0.3);
+    assert_eq!(value, Config::damped(0.3));
+    assert!((d - 0.5 * (1.0 - 0.3f64.tanh().powi(2))).abs() < 1e-15);
+}

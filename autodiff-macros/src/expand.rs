@@ -28,19 +28,18 @@ pub fn grad(args: TokenStream, item: TokenStream) -> TokenStream {
             return with_error(item, error);
         }
     };
-    if let Some(FnArg::Receiver(receiver)) = function.sig.inputs.first() {
-        let error = syn::Error::new_spanned(
-            receiver,
-            "#[grad] on a method needs `#[grad]` on its `impl` block too, to know the type \
-             of `self`: `#[grad] impl Model { #[grad] fn loss(&self, …) -> f64 { … } }`",
-        );
-        return with_error(item, error);
-    }
-    let original = function.clone();
+    // A method marked alone: `#[grad]` cannot see the type of `self`, so `self` is a
+    // constant (`Self` stands for its type; see `lower::differentiates_self`).
+    // An associated function marked alone is recognised by its use of `Self` (its
+    // generated functions call each other through `Self::`).
+    let method = matches!(function.sig.inputs.first(), Some(FnArg::Receiver(_)))
+        || mentions_self(quote!(#function));
+    let self_ty = method.then(|| syn::parse_quote!(Self));
+    let original = unused_allowed(function.clone());
     let state = State {
         args,
         layouts: Layouts::default(),
-        self_ty: None,
+        self_ty,
         function,
     };
     let rest = state.step();
@@ -77,6 +76,7 @@ fn methods(args: TokenStream, mut block: ItemImpl) -> TokenStream {
         let position = method.attrs.iter().position(is_grad_attribute);
         if let Some(position) = position {
             let attribute = method.attrs.remove(position);
+            method.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
             let args = match attribute.meta {
                 syn::Meta::List(list) => list.tokens,
                 _ => TokenStream::new(),
@@ -113,6 +113,23 @@ fn methods(args: TokenStream, mut block: ItemImpl) -> TokenStream {
         .step()
     });
     quote!(#block #(#gradients)*)
+}
+
+/// The original function with `#[allow(dead_code)]`: code that calls only `<name>_grad`
+/// uses it through its gradient (an unused gradient is still reported, under the same
+/// name).
+fn unused_allowed(mut function: ItemFn) -> ItemFn {
+    function.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
+    function
+}
+
+/// Whether tokens use `Self`.
+fn mentions_self(tokens: TokenStream) -> bool {
+    tokens.into_iter().any(|token| match token {
+        proc_macro2::TokenTree::Ident(ident) => ident == "Self",
+        proc_macro2::TokenTree::Group(group) => mentions_self(group.stream()),
+        _ => false,
+    })
 }
 
 /// `#[grad]`, `#[grad(..)]`, `#[autodiff::grad]`, …
@@ -191,8 +208,9 @@ impl State {
                 FnArg::Typed(typed) => layout::struct_path(referenced(&typed.ty)),
                 FnArg::Receiver(_) => {
                     let args = args::parse(self.args.clone()).unwrap_or_default();
-                    if lower::differentiates_self(&args) {
-                        self.self_ty.as_ref().and_then(layout::struct_path)
+                    let self_ty = self.self_ty.as_ref()?;
+                    if lower::differentiates_self(&args, self_ty) {
+                        layout::struct_path(self_ty)
                     } else {
                         None
                     }
@@ -265,8 +283,10 @@ impl State {
             }
         };
         match &self_ty {
-            Some(self_ty) => quote!(impl #self_ty { #output }),
-            None => output,
+            // A method of an `impl` block marked `#[grad]`: in a block of its own.
+            Some(self_ty) if !lower::is_self(self_ty) => quote!(impl #self_ty { #output }),
+            // A free function, or a method marked alone: next to the original.
+            _ => output,
         }
     }
 }

@@ -1,13 +1,16 @@
 use autodiff::prelude::*;
 
+#[derive(Differentiable)]
 struct Model {
     w: f64,
 }
 
 impl Model {
-    #[grad]
+    // Marked alone, a method cannot see the type of `self`: `self` is a constant, and
+    // asking for its partial is an error that says to mark the `impl` block.
+    #[grad(wrt(self, x))]
     fn f(&self, x: f64) -> f64 {
-        x * 2.0
+        self.w * x
     }
 }
 

@@ -294,7 +294,6 @@ fn sweep(function: &Function, activity: &Activity, seed: TokenStream) -> Sweep {
 /// hygiene (a parameter named like a function cannot shadow it), through `Self::` in an
 /// `impl` block.
 struct Names {
-    original: TokenStream,
     grad: TokenStream,
     into: TokenStream,
     vjp: TokenStream,
@@ -315,7 +314,6 @@ fn names(function: &Function) -> Names {
         }
     };
     Names {
-        original: mixed(original.clone()),
         grad: mixed(grad_ident(original)),
         into: mixed(grad_into_ident(original)),
         vjp: mixed(vjp_ident(original)),
@@ -332,17 +330,6 @@ fn turbofish(function: &Function) -> TokenStream {
         return TokenStream::new();
     }
     quote!(::<#(#constants),*>)
-}
-
-/// `let _ = f as fn(..) -> f64;`: using `<name>_grad` uses `<name>`, so the original gets
-/// no dead-code warning.
-fn uses_original(function: &Function, names: &Names) -> TokenStream {
-    let name = &names.original;
-    let param_types = function.params.iter().map(|p| &p.ty);
-    let output = forward::real_tuple(function.outputs);
-    quote! {
-        let _ = #name as fn(#(#param_types),*) -> #output;
-    }
 }
 
 /// Whether the partials are written in place into buffers (slices and structs), so that
@@ -364,8 +351,6 @@ fn buffered_body(
     sweep: &Sweep,
     caller: &Ident,
 ) -> TokenStream {
-    let names = names(function);
-    let uses_original = uses_original(function, &names);
     let slice_adjoints = params.iter().filter_map(|&i| {
         let var = function.params[i].var;
         if !function.vars[var].slice {
@@ -418,7 +403,6 @@ fn buffered_body(
     quote! {
         #(#checks)*
         #(#slice_adjoints)*
-        #uses_original
         #code
         #(#outputs_added)*
         #recycle
@@ -478,7 +462,6 @@ pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
             }
         });
         let outputs = function.wrt.iter().map(|&i| output_slot(function, i));
-        let uses_original = uses_original(function, &names);
         let Sweep {
             code,
             value,
@@ -488,8 +471,7 @@ pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
         let grad_name = &names.grad;
         return quote! {
             #signature {
-                #uses_original
-                #code
+                        #code
                 #recycle
                 (#value, #(#partials),*)
             }

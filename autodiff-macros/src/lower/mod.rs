@@ -36,7 +36,7 @@ mod signature;
 mod stmt;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
-pub use signature::differentiates_self;
+pub use signature::{differentiates_self, is_self};
 use std::collections::HashMap;
 use syn::spanned::Spanned;
 use syn::{BinOp, Expr, FnArg, Ident, Item, ItemFn, Lit, Local, Pat, Path, ReturnType, Type, UnOp};

@@ -174,6 +174,8 @@ impl Lowering {
                 if wrt[..position].contains(name) {
                     self.errors
                         .at(name, format!("`{name}` is named twice in `wrt`"));
+                } else if name == "self" && self.constant_self {
+                    // Reported with the receiver.
                 } else if let Some(param) = params.iter_mut().find(|p| p.ident == *name) {
                     if self.vars[param.var].kind == VarKind::Real || param.strukt.is_some() {
                         param.wrt = true;
@@ -223,7 +225,15 @@ impl Lowering {
             Some(_) => syn::parse_quote!(&#self_ty),
             None => self_ty.clone(),
         };
-        if !differentiates_self(args) {
+        if is_self(self_ty) && args.wrt.iter().flatten().any(|name| name == "self") {
+            self.errors.at(
+                receiver,
+                "#[grad] on a method alone cannot see the type of `self`, so `self` is a \
+                 constant; to differentiate with respect to `self`, put `#[grad]` on the \
+                 `impl` block too: `#[grad] impl Model { #[grad] fn loss(&self, …) … }`",
+            );
+        }
+        if !differentiates_self(args, self_ty) {
             // A constant `self`: its fields are read as written (see `expr`).
             self.constant_self = true;
             let var = self.declare(&ident, VarKind::Int, Vec::new(), Num::Unknown);
@@ -258,11 +268,19 @@ impl Lowering {
     }
 }
 
-/// Whether `self` is differentiated: always, unless `wrt(..)` leaves it out.
-pub fn differentiates_self(args: &GradArgs) -> bool {
-    args.wrt
-        .as_ref()
-        .map_or(true, |names| names.iter().any(|name| name == "self"))
+/// Whether `self` is differentiated: unless `wrt(..)` leaves it out, when its type is
+/// known (the `impl` block is marked `#[grad]`); a method marked alone sees only `Self`.
+pub fn differentiates_self(args: &GradArgs, self_ty: &Type) -> bool {
+    !is_self(self_ty)
+        && args
+            .wrt
+            .as_ref()
+            .map_or(true, |names| names.iter().any(|name| name == "self"))
+}
+
+/// Whether a type is written `Self`.
+pub fn is_self(ty: &Type) -> bool {
+    matches!(ty, Type::Path(path) if path.qself.is_none() && path.path.is_ident("Self"))
 }
 
 /// The length of a tuple type `(f64, f64, …)` of at least two `f64`s.
