@@ -254,3 +254,28 @@ fn struct_by_value_and_a_scalar() {
     assert_eq!(dm.b, [-2.0, 0.5]);
     assert_eq!(dk, -2.0);
 }
+
+/// Raw identifiers as field and parameter names.
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+pub struct Raw {
+    pub r#type: [f64; 2],
+    pub r#loop: f64,
+}
+
+#[grad]
+fn raw_names(r#in: &Raw, x: f64) -> f64 {
+    r#in.r#type[0] * x + r#in.r#type[1] * r#in.r#loop
+}
+
+#[test]
+fn raw_identifiers() {
+    let raw = Raw {
+        r#type: [2.0, 3.0],
+        r#loop: 5.0,
+    };
+    let (value, d, dx) = raw_names_grad(&raw, 7.0);
+    assert_eq!(value, 2.0 * 7.0 + 3.0 * 5.0);
+    assert_eq!(d.r#type, [7.0, 5.0]);
+    assert_eq!(d.r#loop, 3.0);
+    assert_eq!(dx, 2.0);
+}

@@ -200,6 +200,30 @@ mod expansion {
                 let _ = grad(args.clone(), mutated);
             }
         }
+        // Structs: the derive, and the later steps of `#[grad]` handed their layouts (also
+        // mutated, also the wrong ones).
+        let structs = structs_in_tests(root);
+        assert!(
+            structs.len() >= 5,
+            "found only {} derived structs",
+            structs.len()
+        );
+        for layout in &structs {
+            let _ = crate::derive::derive(layout.clone());
+            for _ in 0..20 {
+                let _ = crate::derive::derive(mutate(layout.clone(), &mut next));
+            }
+        }
+        for (k, (args, item)) in inputs.iter().enumerate() {
+            let layout = &structs[k % structs.len()];
+            for self_ty in [quote!(), quote!(Self), quote!(Net)] {
+                let resumed = quote!([#layout] @grad [#args] [] [#self_ty] #item);
+                let _ = crate::expand::resume(resumed.clone());
+                for _ in 0..10 {
+                    let _ = crate::expand::resume(mutate(resumed.clone(), &mut next));
+                }
+            }
+        }
         // Arguments that are not `wrt(..)`.
         for args in [
             quote!(wrt),
@@ -242,6 +266,11 @@ mod expansion {
                         out.push((args, function.to_token_stream()));
                     }
                 }
+                syn::Item::Impl(block) if block.attrs.iter().any(|a| a.path().is_ident("grad")) => {
+                    let mut block = block.clone();
+                    block.attrs.retain(|a| !a.path().is_ident("grad"));
+                    out.push((proc_macro2::TokenStream::new(), block.to_token_stream()));
+                }
                 syn::Item::Mod(module) => {
                     if let Some((_, items)) = &module.content {
                         collect_grad_items(items, out);
@@ -256,6 +285,57 @@ mod expansion {
                 _ => {}
             }
         }
+    }
+
+    /// The structs of the integration tests and examples that derive `Differentiable`,
+    /// with their attributes.
+    fn structs_in_tests(root: &str) -> Vec<proc_macro2::TokenStream> {
+        use quote::ToTokens;
+        fn walk(items: &[syn::Item], out: &mut Vec<proc_macro2::TokenStream>) {
+            for item in items {
+                match item {
+                    syn::Item::Struct(item) => {
+                        let derives = item.attrs.iter().any(|a| {
+                            a.path().is_ident("derive")
+                                && a.to_token_stream().to_string().contains("Differentiable")
+                        });
+                        if derives {
+                            let mut item = item.clone();
+                            item.attrs.retain(|a| !a.path().is_ident("derive"));
+                            out.push(item.to_token_stream());
+                        }
+                    }
+                    syn::Item::Mod(module) => {
+                        if let Some((_, items)) = &module.content {
+                            walk(items, out);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut out = Vec::new();
+        let mut dirs = vec![
+            std::path::PathBuf::from(root),
+            std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples")),
+        ];
+        while let Some(dir) = dirs.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    let source = std::fs::read_to_string(&path).unwrap_or_default();
+                    if let Ok(file) = syn::parse_file(&source) {
+                        walk(&file.items, &mut out);
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// One random edit (drop, duplicate or swap a token) at a random depth of `stream`.

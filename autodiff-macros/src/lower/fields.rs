@@ -84,7 +84,8 @@ impl Lowering {
         };
         for (member, kind, skip) in fields {
             let access = quote!(#access . #member);
-            let name = format!("{name}·{member}");
+            let label = member.to_string();
+            let name = format!("{name}·{}", label.trim_start_matches("r#"));
             let differentiable = differentiable && !skip;
             if skip && matches!(kind, FieldKind::Struct(_)) {
                 continue; // a constant of a type #[grad] does not read
@@ -175,7 +176,7 @@ impl VisitMut for Rename<'_> {
 /// `m.layer.w` as a string, for a chain of named fields on a name.
 fn path_of(field: &syn::ExprField) -> Option<String> {
     let member = match &field.member {
-        syn::Member::Named(name) => name.to_string(),
+        syn::Member::Named(name) => name.to_string().trim_start_matches("r#").to_owned(),
         syn::Member::Unnamed(index) => index.index.to_string(),
     };
     let base = match &*field.base {
