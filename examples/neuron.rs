@@ -21,8 +21,10 @@
 //! - `Tape`: an arena of nodes built at run time, swept once backwards.
 //!
 //! All three use the same derivative rules and add the contributions in the same order, so
-//! they agree to the last bit.
+//! they agree to the last bit. `autodiff::check` then compares the gradient with central
+//! finite differences, which share nothing with the three.
 
+use autodiff::check;
 use autodiff::prelude::*;
 
 /// The neuron as plain Rust; `#[grad]` generates `neuron_grad` next to it, returning
@@ -117,4 +119,16 @@ fn main() {
         assert!((got - want).abs() < 1e-12, "{got} != {want}");
     }
     println!("and match the closed form (o = 1/√2, gradient -1.5, 0.5, 1, 0, 0.5) to 1e-12");
+
+    // An independent check: central finite differences of the plain function, at the
+    // same point, with the parameters named for the report.
+    let [x1, x2, w1, w2, b] = INPUTS;
+    let report = check::gradient(
+        |&(x1, x2, w1, w2, b)| neuron(x1, x2, w1, w2, b),
+        |&(x1, x2, w1, w2, b)| neuron_grad(x1, x2, w1, w2, b),
+        &(x1, x2, w1, w2, b),
+    )
+    .named(NAMES);
+    println!("\n{report}");
+    assert!(report.passed(check::DEFAULT_TOLERANCE), "{report}");
 }

@@ -8,8 +8,10 @@
 //! `(1, 1)`, at the bottom of a long, narrow, curved valley: easy to fall into, slow to walk
 //! along. It is the classic test of an optimiser, and a good first program for `autodiff`
 //! because the only thing gradient descent needs is the gradient — which `#[grad]` writes
-//! for us.
+//! for us. Before using it, the program checks it against central finite differences
+//! with `autodiff::check`, as a test would.
 
+use autodiff::check;
 use autodiff::prelude::*;
 
 /// The function to minimise, written as plain Rust.
@@ -46,6 +48,21 @@ const REPORT_EVERY: usize = 5_000;
 fn main() {
     // The classic starting point, on the far side of the valley's bend.
     let (mut x, mut y) = (-1.2, 1.0);
+
+    // Trust, but verify: the generated gradient against central differences at the start.
+    // (In a test, `assert_gradient!` with the same arguments panics with the report.)
+    let report = check::gradient(
+        |&(x, y)| rosenbrock(x, y),
+        |&(x, y)| rosenbrock_grad(x, y),
+        &(x, y),
+    )
+    .named(["x", "y"]);
+    assert!(report.passed(check::DEFAULT_TOLERANCE), "{report}");
+    println!(
+        "rosenbrock_grad agrees with central differences at ({x}, {y}): largest relative \
+         error {:.1e}\n",
+        report.max_error()
+    );
 
     println!("Gradient descent on the Rosenbrock function (1 - x)² + 100·(y - x²)²");
     println!("from ({x}, {y}), step size {LEARNING_RATE}\n");

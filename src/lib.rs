@@ -22,6 +22,20 @@
 //!
 //! The same gradients are available at run time from two dynamic engines, [`Value`] and
 //! [`Tape`], which share the derivative [`rules`] with the generated code.
+//!
+//! [`check`] compares any gradient with central finite differences, and
+//! [`assert_gradient!`] makes that a one-line test:
+//!
+//! ```
+//! use autodiff::prelude::*;
+//!
+//! #[grad]
+//! fn f(x: f64, w: [f64; 2]) -> f64 {
+//!     (x * w[0]).tanh() + w[1].powi(2)
+//! }
+//!
+//! assert_gradient!(|&(x, w)| f(x, w), |&(x, w)| f_grad(x, w), &(0.5, [-1.0, 2.0]));
+//! ```
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -29,13 +43,85 @@ extern crate self as autodiff;
 
 pub use autodiff_macros::{grad, Differentiable};
 pub use autodiff_runtime::{
-    calc, rules, stop_gradient, Differentiable, DomainError, F64Ext, Gradient, Operand, Tape,
-    Value, Var,
+    calc, check, rules, stop_gradient, Differentiable, DomainError, F64Ext, Gradient, Operand,
+    Tape, Value, Var,
 };
 
 /// Everything a user of `#[grad]` and the engines needs: `use autodiff::prelude::*;`.
 pub mod prelude {
-    pub use crate::{grad, stop_gradient, Differentiable, F64Ext, Tape, Value, Var};
+    pub use crate::{
+        assert_gradient, grad, stop_gradient, Differentiable, F64Ext, Tape, Value, Var,
+    };
+}
+
+/// Asserts that a gradient agrees with central finite differences: runs
+/// [`check::gradient`]`(f, gradient, at)` and panics with the [`check::Report`] unless
+/// it [passed](check::Report::passed) `tolerance`
+/// ([`check::DEFAULT_TOLERANCE`], 1e-6, when none is given).
+///
+/// The arguments are those of [`check::gradient`]: the function and its gradient as
+/// closures of the point, and the point, one parameter (`f64`, `[T; N]`, `Vec<T>`) or a
+/// tuple of them. Data that is not differentiated is captured by the closures.
+///
+/// ```
+/// use autodiff::prelude::*;
+///
+/// #[grad(wrt(w))]
+/// fn loss(w: &[f64], xs: &[[f64; 2]], ys: &[f64]) -> f64 {
+///     xs.iter()
+///         .zip(ys)
+///         .map(|(x, y)| (w[0] * x[0] + w[1] * x[1] + w[2] - y).powi(2))
+///         .sum::<f64>()
+/// }
+///
+/// let (xs, ys) = ([[1.0, 2.0], [0.5, -1.0]], [1.0, 0.0]);
+/// let w = vec![0.1, 0.2, 0.3];
+/// assert_gradient!(|w| loss(w, &xs, &ys), |w| loss_grad(w, &xs, &ys), &w);
+/// assert_gradient!(
+///     |w| loss(w, &xs, &ys),
+///     |w| loss_grad(w, &xs, &ys),
+///     &w,
+///     tolerance = 1e-8,
+/// );
+/// ```
+///
+/// A wrong gradient panics with a report that names the element:
+///
+/// ```should_panic
+/// use autodiff::prelude::*;
+///
+/// fn f(x: f64, y: f64) -> f64 {
+///     x * y.exp()
+/// }
+/// fn f_grad(x: f64, y: f64) -> (f64, f64, f64) {
+///     (f(x, y), y.exp(), y.exp()) // ∂f/∂y is missing its factor x
+/// }
+/// // panics: "gradient check failed … worst: `#1` (parameter 1, flat index 1) …"
+/// assert_gradient!(|&(x, y)| f(x, y), |&(x, y)| f_grad(x, y), &(2.0, 0.5));
+/// ```
+#[macro_export]
+macro_rules! assert_gradient {
+    ($f:expr, $gradient:expr, $at:expr $(,)?) => {
+        $crate::assert_gradient!(
+            $f,
+            $gradient,
+            $at,
+            tolerance = $crate::check::DEFAULT_TOLERANCE
+        )
+    };
+    ($f:expr, $gradient:expr, $at:expr, tolerance = $tolerance:expr $(,)?) => {
+        match ($crate::check::gradient($f, $gradient, $at), $tolerance) {
+            (report, tolerance) => {
+                if !report.passed(tolerance) {
+                    ::core::panic!(
+                        "gradient check failed (tolerance {:e}):\n{}",
+                        tolerance,
+                        report
+                    );
+                }
+            }
+        }
+    };
 }
 
 /// Paths used by code that `#[grad]` generates. Not a public API.

@@ -1,10 +1,11 @@
 //! The `#[grad]` attribute of the [`autodiff`](https://docs.rs/autodiff) crate. Use it
 //! through the facade: `use autodiff::prelude::*;`.
 //!
-//! The pipeline, one file a step: [`args`] parses the attribute, [`lower`] turns the
-//! function into a list of nodes ([`ir`]) using the table of operations ([`ops`]),
-//! [`check`] finds the nodes that carry adjoints, and [`codegen`] emits the forward pass and
-//! the reverse sweep. [`expand`] is the one place where errors become `compile_error!`.
+//! The pipeline, one module a step: `args` parses the attribute, `lower` turns the
+//! function into a list of nodes (`ir`) using the table of operations (`ops`), `check`
+//! finds the nodes that carry adjoints, and `codegen` emits the forward pass and the
+//! reverse sweep. `expand` is the one place where errors become `compile_error!`; it also
+//! runs the steps that wait for struct layouts (`layout`), which `derive` provides.
 #![forbid(unsafe_code)]
 
 mod args;

@@ -1,7 +1,7 @@
 //! Runtime of the [`autodiff`](https://docs.rs/autodiff) crate: the derivative
-//! [`rules`] of every elementary operation, and two dynamic reverse-mode engines built on
+//! [`rules`] of every elementary operation, two dynamic reverse-mode engines built on
 //! them, [`Value`] (a micrograd-style graph) and [`Tape`] (an arena whose creation order is
-//! its topological order).
+//! its topological order), and a gradient [`check`] against finite differences.
 //!
 //! Most users depend on the `autodiff` facade instead, which re-exports this crate and adds
 //! the `#[grad]` attribute.
@@ -9,6 +9,7 @@
 #![warn(missing_docs)]
 
 pub mod calc;
+pub mod check;
 mod differentiable;
 mod error;
 mod ext;

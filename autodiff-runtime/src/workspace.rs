@@ -157,7 +157,9 @@ impl Workspace {
     }
 }
 
-/// `f64` and arrays of it, nested to any depth: what a [`Workspace`] saves as a block.
+/// `f64` and arrays, slices and vectors of it, nested to any depth, seen as a flat
+/// sequence of `f64`s in memory order: what a [`Workspace`] saves as a block, and what
+/// [`check`](crate::check) perturbs one element at a time.
 pub trait Flat {
     /// Appends every element, in memory order.
     fn push_to(&self, out: &mut Vec<f64>);
@@ -171,6 +173,12 @@ pub trait Flat {
     fn write_to(&self, out: &mut [f64]);
     /// Reads every element, in memory order, from the front of `from`.
     fn read_from(&mut self, from: &[f64]);
+    /// Appends to `path` where the element at flat position `flat` sits, as one index per
+    /// level, outermost first: nothing for an `f64`, `[1, 0]` for element 2 of a
+    /// `[[f64; 2]; 3]`.
+    fn index_path(&self, flat: usize, path: &mut Vec<usize>) {
+        let _ = (flat, path);
+    }
 }
 
 impl Flat for f64 {
@@ -257,6 +265,19 @@ impl<T: Flat> Flat for [T] {
             rest = tail;
         }
     }
+
+    fn index_path(&self, flat: usize, path: &mut Vec<usize>) {
+        let mut start = 0;
+        for (i, element) in self.iter().enumerate() {
+            let n = element.flat_len();
+            if flat < start + n {
+                path.push(i);
+                element.index_path(flat - start, path);
+                return;
+            }
+            start += n;
+        }
+    }
 }
 
 impl<T: Flat, const N: usize> Flat for [T; N] {
@@ -288,6 +309,47 @@ impl<T: Flat, const N: usize> Flat for [T; N] {
     #[inline]
     fn read_from(&mut self, from: &[f64]) {
         self.as_mut_slice().read_from(from);
+    }
+
+    fn index_path(&self, flat: usize, path: &mut Vec<usize>) {
+        self.as_slice().index_path(flat, path);
+    }
+}
+
+impl<T: Flat> Flat for Vec<T> {
+    #[inline]
+    fn push_to(&self, out: &mut Vec<f64>) {
+        self.as_slice().push_to(out);
+    }
+
+    #[inline]
+    fn pop_from(&mut self, from: &mut Vec<f64>) {
+        self.as_mut_slice().pop_from(from);
+    }
+
+    /// Adds element by element over the shorter of the two lengths.
+    #[inline]
+    fn add_to(&self, out: &mut Self) {
+        self.as_slice().add_to(out.as_mut_slice());
+    }
+
+    #[inline]
+    fn flat_len(&self) -> usize {
+        self.as_slice().flat_len()
+    }
+
+    #[inline]
+    fn write_to(&self, out: &mut [f64]) {
+        self.as_slice().write_to(out);
+    }
+
+    #[inline]
+    fn read_from(&mut self, from: &[f64]) {
+        self.as_mut_slice().read_from(from);
+    }
+
+    fn index_path(&self, flat: usize, path: &mut Vec<usize>) {
+        self.as_slice().index_path(flat, path);
     }
 }
 
@@ -340,6 +402,26 @@ mod tests {
         assert_eq!(ws.pop_frame::<3>(), [4.0, 5.0, 6.0]);
         assert_eq!(ws.pop_frame::<3>(), [1.0, 2.0, 3.0]);
         assert!(ws.is_empty());
+    }
+
+    #[test]
+    fn index_paths_name_nested_elements() {
+        let path = |value: &dyn Fn(&mut Vec<usize>)| {
+            let mut path = Vec::new();
+            value(&mut path);
+            path
+        };
+        assert_eq!(path(&|p| 1.5.index_path(0, p)), Vec::<usize>::new());
+        let nested = [[0.0; 2]; 3];
+        assert_eq!(path(&|p| nested.index_path(3, p)), vec![1, 1]);
+        let rows = vec![[0.0; 3]; 2];
+        assert_eq!(rows.flat_len(), 6);
+        assert_eq!(path(&|p| rows.index_path(5, p)), vec![1, 2]);
+        let ragged = vec![vec![1.0], vec![2.0, 3.0]];
+        assert_eq!(path(&|p| ragged.index_path(2, p)), vec![1, 1]);
+        let mut flat = Vec::new();
+        ragged.push_to(&mut flat);
+        assert_eq!(flat, [1.0, 2.0, 3.0]);
     }
 
     #[test]

@@ -548,7 +548,7 @@ impl Generator<'_> {
                         }
                     })
                     .collect();
-                let types = std::iter::repeat(quote!(f64)).take(args.len() + 1);
+                let types = std::iter::repeat_n(quote!(f64), args.len() + 1);
                 let mut out = quote_spanned! {node.span=>
                     let (#binding, #(#partials),*): (#(#types),*) = #grad_path(#(#values),*);
                 };
@@ -629,7 +629,7 @@ pub(super) fn real_tuple(outputs: usize) -> TokenStream {
     if outputs == 1 {
         quote!(f64)
     } else {
-        let parts = std::iter::repeat(quote!(f64)).take(outputs);
+        let parts = std::iter::repeat_n(quote!(f64), outputs);
         quote!((#(#parts),*))
     }
 }

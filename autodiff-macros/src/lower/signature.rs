@@ -275,7 +275,7 @@ pub fn differentiates_self(args: &GradArgs, self_ty: &Type) -> bool {
         && args
             .wrt
             .as_ref()
-            .map_or(true, |names| names.iter().any(|name| name == "self"))
+            .is_none_or(|names| names.iter().any(|name| name == "self"))
 }
 
 /// Whether a type is written `Self`.
