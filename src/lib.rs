@@ -29,7 +29,7 @@ extern crate self as autodiff;
 
 pub use autodiff_macros::{grad, Differentiable};
 pub use autodiff_runtime::{
-    calc, rules, stop_gradient, Differentiable, DomainError, F64Ext, Gradient, Operand, Tape,
+    calc, rules, stop_gradient, Differentiable, DomainError, F64Ext, Gradient, Operand, Real, Tape,
     Value, Var,
 };
 

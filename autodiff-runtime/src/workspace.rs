@@ -157,7 +157,8 @@ impl Workspace {
     }
 }
 
-/// `f64` and arrays of it, nested to any depth: what a [`Workspace`] saves as a block.
+/// `f64`, `f32` and arrays of them, nested to any depth: what a [`Workspace`] saves as a
+/// block (an `f32` as the `f64` of the same value).
 pub trait Flat {
     /// Appends every element, in memory order.
     fn push_to(&self, out: &mut Vec<f64>);
@@ -205,6 +206,46 @@ impl Flat for f64 {
     fn read_from(&mut self, from: &[f64]) {
         if let Some(first) = from.first() {
             *self = *first;
+        }
+    }
+}
+
+/// An `f32` is saved as the `f64` of the same value (exact) and read back exactly: the
+/// workspace holds `f64`s for functions of either type.
+impl Flat for f32 {
+    #[inline]
+    fn push_to(&self, out: &mut Vec<f64>) {
+        out.push(f64::from(*self));
+    }
+
+    #[inline]
+    #[allow(clippy::cast_possible_truncation)]
+    fn pop_from(&mut self, from: &mut Vec<f64>) {
+        *self = from.pop().unwrap_or_default() as f32;
+    }
+
+    #[inline]
+    fn add_to(&self, out: &mut Self) {
+        *out += *self;
+    }
+
+    #[inline]
+    fn flat_len(&self) -> usize {
+        1
+    }
+
+    #[inline]
+    fn write_to(&self, out: &mut [f64]) {
+        if let Some(first) = out.first_mut() {
+            *first = f64::from(*self);
+        }
+    }
+
+    #[inline]
+    #[allow(clippy::cast_possible_truncation)]
+    fn read_from(&mut self, from: &[f64]) {
+        if let Some(first) = from.first() {
+            *self = *first as f32;
         }
     }
 }
@@ -321,6 +362,16 @@ mod tests {
         ws.pop_array(&mut b);
         assert_eq!(a, b);
         assert_eq!(ws.pop(), -1.0);
+        // `f32`s go through `f64`s and come back exactly.
+        let c = [[0.1f32, f32::MAX], [f32::MIN_POSITIVE / 4.0, -0.0]];
+        ws.push_array(&c);
+        let mut d = [[1.0f32; 2]; 2];
+        ws.pop_array(&mut d);
+        assert_eq!(
+            c.map(|r| r.map(f32::to_bits)),
+            d.map(|r| r.map(f32::to_bits))
+        );
+        assert!(ws.is_empty());
     }
 
     #[test]

@@ -624,9 +624,76 @@ fn nan_propagates_through_values() {
     assert!(rules::mul(nan, 1.0).0.is_nan());
     assert!(rules::powf(nan, 2.0).0.is_nan());
     // Outside the domain the partial is IEEE as well.
-    let (value, partial) = rules::ln(-1.0);
+    let (value, partial) = rules::ln(-1.0f64);
     assert!(value.is_nan());
     assert_eq!(partial, -1.0);
-    let (value, partial) = rules::sqrt(-1.0);
+    let (value, partial) = rules::sqrt(-1.0f64);
     assert!(value.is_nan() && partial.is_nan());
+}
+
+/// The same rules in `f32`: each value is the `f32` method's, bit for bit (so computed in
+/// `f32`, not through `f64`), and each partial agrees with the `f64` rule's to `f32`
+/// precision.
+#[test]
+fn f32_rules_compute_in_f32() {
+    type Unary = (
+        &'static str,
+        fn(f32) -> (f32, f32),
+        fn(f32) -> f32,
+        fn(f64) -> (f64, f64),
+    );
+    let unary: [Unary; 22] = [
+        ("recip", rules::recip, f32::recip, rules::recip),
+        ("sqrt", rules::sqrt, f32::sqrt, rules::sqrt),
+        ("cbrt", rules::cbrt, f32::cbrt, rules::cbrt),
+        ("exp", rules::exp, f32::exp, rules::exp),
+        ("exp2", rules::exp2, f32::exp2, rules::exp2),
+        ("exp_m1", rules::exp_m1, f32::exp_m1, rules::exp_m1),
+        ("ln", rules::ln, f32::ln, rules::ln),
+        ("ln_1p", rules::ln_1p, f32::ln_1p, rules::ln_1p),
+        ("log2", rules::log2, f32::log2, rules::log2),
+        ("log10", rules::log10, f32::log10, rules::log10),
+        ("sin", rules::sin, f32::sin, rules::sin),
+        ("cos", rules::cos, f32::cos, rules::cos),
+        ("tan", rules::tan, f32::tan, rules::tan),
+        ("asin", rules::asin, f32::asin, rules::asin),
+        ("atan", rules::atan, f32::atan, rules::atan),
+        ("sinh", rules::sinh, f32::sinh, rules::sinh),
+        ("tanh", rules::tanh, f32::tanh, rules::tanh),
+        ("asinh", rules::asinh, f32::asinh, rules::asinh),
+        ("atanh", rules::atanh, f32::atanh, rules::atanh),
+        ("relu", rules::relu, F64Ext::relu, rules::relu),
+        ("sigmoid", rules::sigmoid, F64Ext::sigmoid, rules::sigmoid),
+        (
+            "to_degrees",
+            rules::to_degrees,
+            f32::to_degrees,
+            rules::to_degrees,
+        ),
+    ];
+    for (name, rule, std_fn, rule64) in unary {
+        for x in [0.1f32, 0.45, 0.7, 0.9] {
+            let (value, partial) = rule(x);
+            assert_eq!(value.to_bits(), std_fn(x).to_bits(), "{name}({x}) in f32");
+            let (_, partial64) = rule64(f64::from(x));
+            let what = format!("{name}'({x}) in f32 vs f64");
+            assert_close(f64::from(partial), partial64, 1e-6, &what);
+        }
+    }
+    let (value, d_x) = rules::powi(1.5f32, 3);
+    assert_eq!((value, d_x), (1.5f32.powi(3), 3.0 * 1.5f32.powi(2)));
+    let (value, d_x, d_y) = rules::powf(1.5f32, 2.5f32);
+    assert_eq!(value.to_bits(), 1.5f32.powf(2.5).to_bits());
+    assert_close(f64::from(d_x), 2.5 * 1.5f64.powf(1.5), 1e-6, "powf' base");
+    assert_close(
+        f64::from(d_y),
+        1.5f64.powf(2.5) * 1.5f64.ln(),
+        1e-6,
+        "powf' exp",
+    );
+    let (value, d_x, d_y) = rules::div(1.0f32, 3.0f32);
+    assert_eq!((value, d_x), (1.0f32 / 3.0, 1.0f32 / 3.0));
+    assert_close(f64::from(d_y), -1.0 / 9.0, 1e-6, "div' denominator");
+    assert_eq!(rules::max(2.0f32, 2.0f32), (2.0, 1.0, 0.0));
+    assert_eq!(rules::clamp(5.0f32, 0.0, 1.0), (1.0, 0.0, 0.0, 1.0));
 }
