@@ -82,7 +82,7 @@ pub fn vjp_signature(function: &Function) -> Option<TokenStream> {
             original.sig.ident
         )
     };
-    let output = forward::real_tuple(function.outputs);
+    let output = forward::real_tuple(function.real, function.outputs);
     let generics = &original.sig.generics;
     Some(quote! {
         #[doc = #doc]
