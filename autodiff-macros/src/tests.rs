@@ -137,6 +137,33 @@ mod expansion {
     }
 
     #[test]
+    fn f32_slices_and_a_while() {
+        // Everything in `f32`: rules, adjoints, stack tapes; values saved on the (`f64`)
+        // workspace converted both ways.
+        insta::assert_snapshot!(expand(
+            quote!(wrt(w)),
+            quote! {
+                pub fn fit(w: &[f32], xs: &[[f32; 2]], n: usize) -> f32 {
+                    let mut loss = 0.0;
+                    for x in xs {
+                        let mut h = [0.0; 2];
+                        for j in 0..2 {
+                            h[j] = (w[j] * x[j]).tanh();
+                        }
+                        loss += (h[0] * h[1]).relu() + h[0];
+                    }
+                    let mut k = 0;
+                    while k < n {
+                        loss = loss.sin() * 2.0;
+                        k += 1;
+                    }
+                    loss / xs.len() as f32
+                }
+            }
+        ));
+    }
+
+    #[test]
     fn errors_keep_the_original_and_a_stub() {
         insta::assert_snapshot!(expand(
             quote!(),

@@ -160,12 +160,17 @@ impl Workspace {
 /// `f64`, `f32` and arrays of them, nested to any depth: what a [`Workspace`] saves as a
 /// block (an `f32` as the `f64` of the same value).
 pub trait Flat {
+    /// The type of the elements, `f64` or `f32`.
+    type Real: crate::Real;
     /// Appends every element, in memory order.
     fn push_to(&self, out: &mut Vec<f64>);
     /// Takes the elements back, the last first.
     fn pop_from(&mut self, from: &mut Vec<f64>);
     /// Adds every element to the same element of `out` (`out += self`).
     fn add_to(&self, out: &mut Self);
+    /// Adds every element times `alpha` to the same element of `out`
+    /// (`out += alpha · self`).
+    fn add_scaled_to(&self, alpha: Self::Real, out: &mut Self);
     /// The number of `f64`s.
     fn flat_len(&self) -> usize;
     /// Writes every element, in memory order, to the front of `out`.
@@ -175,6 +180,8 @@ pub trait Flat {
 }
 
 impl Flat for f64 {
+    type Real = f64;
+
     #[inline]
     fn push_to(&self, out: &mut Vec<f64>) {
         out.push(*self);
@@ -188,6 +195,11 @@ impl Flat for f64 {
     #[inline]
     fn add_to(&self, out: &mut Self) {
         *out += *self;
+    }
+
+    #[inline]
+    fn add_scaled_to(&self, alpha: Self::Real, out: &mut Self) {
+        *out += alpha * *self;
     }
 
     #[inline]
@@ -213,6 +225,8 @@ impl Flat for f64 {
 /// An `f32` is saved as the `f64` of the same value (exact) and read back exactly: the
 /// workspace holds `f64`s for functions of either type.
 impl Flat for f32 {
+    type Real = f32;
+
     #[inline]
     fn push_to(&self, out: &mut Vec<f64>) {
         out.push(f64::from(*self));
@@ -227,6 +241,11 @@ impl Flat for f32 {
     #[inline]
     fn add_to(&self, out: &mut Self) {
         *out += *self;
+    }
+
+    #[inline]
+    fn add_scaled_to(&self, alpha: Self::Real, out: &mut Self) {
+        *out += alpha * *self;
     }
 
     #[inline]
@@ -251,6 +270,8 @@ impl Flat for f32 {
 }
 
 impl<T: Flat> Flat for [T] {
+    type Real = T::Real;
+
     #[inline]
     fn push_to(&self, out: &mut Vec<f64>) {
         for element in self {
@@ -269,6 +290,13 @@ impl<T: Flat> Flat for [T] {
     fn add_to(&self, out: &mut Self) {
         for (element, out) in self.iter().zip(out) {
             element.add_to(out);
+        }
+    }
+
+    #[inline]
+    fn add_scaled_to(&self, alpha: Self::Real, out: &mut Self) {
+        for (element, out) in self.iter().zip(out) {
+            element.add_scaled_to(alpha, out);
         }
     }
 
@@ -301,6 +329,8 @@ impl<T: Flat> Flat for [T] {
 }
 
 impl<T: Flat, const N: usize> Flat for [T; N] {
+    type Real = T::Real;
+
     #[inline]
     fn push_to(&self, out: &mut Vec<f64>) {
         self.as_slice().push_to(out);
@@ -314,6 +344,11 @@ impl<T: Flat, const N: usize> Flat for [T; N] {
     #[inline]
     fn add_to(&self, out: &mut Self) {
         self.as_slice().add_to(out.as_mut_slice());
+    }
+
+    #[inline]
+    fn add_scaled_to(&self, alpha: Self::Real, out: &mut Self) {
+        self.as_slice().add_scaled_to(alpha, out.as_mut_slice());
     }
 
     #[inline]

@@ -531,6 +531,9 @@ impl Generator<'_> {
                             buffers.push(quote!(&mut #temporary));
                             after.extend(if slice {
                                 quote!(::autodiff::__private::Flat::add_to(&#temporary[..], #adjoint);)
+                            } else if self.function.real != Float::F64 {
+                                // Numbers and arrays only (no structs of `f32`).
+                                quote!(::autodiff::__private::Flat::add_to(&#temporary, #adjoint);)
                             } else {
                                 quote!(::autodiff::__private::Differentiable::add_scaled(
                                     #adjoint, 1.0, &#temporary);)
