@@ -496,9 +496,15 @@ fn f32_gradients_do_not_allocate_after_the_first_call() {
             }
             black_box(total)
         });
-        assert_eq!(count, 0, "f32 gradients allocated {count} times in 100 calls");
+        assert_eq!(
+            count, 0,
+            "f32 gradients allocated {count} times in 100 calls"
+        );
         assert!(total.is_finite() && total != 0.0, "total = {total}");
-        assert!(dw.iter().all(|d| d.is_finite()) && dw != [0.0; 3], "dw = {dw:?}");
+        assert!(
+            dw.iter().all(|d| d.is_finite()) && dw != [0.0; 3],
+            "dw = {dw:?}"
+        );
     })
     .join()
     .expect("the measuring thread");

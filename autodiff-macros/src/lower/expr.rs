@@ -213,6 +213,10 @@ impl Lowering {
                     field.span(),
                 )
             }
+            Expr::Field(field) if self.of_rejected(&field.base) => {
+                // A field of a parameter whose type was rejected: reported once, there.
+                self.poisoned(field.span())
+            }
             Expr::Field(field) => self.error(
                 field,
                 "#[grad] reads the fields of struct parameters that derive `Differentiable` \
@@ -320,6 +324,21 @@ impl Lowering {
                 self.op(op, vec![lhs, rhs], &exprs, binary.op.span())
             }
             None => self.poisoned(binary.op.span()),
+        }
+    }
+
+    /// Whether an expression (`p`, `p.0`, `p.a[i]`) reads a parameter whose type was
+    /// rejected.
+    fn of_rejected(&self, expr: &Expr) -> bool {
+        match control::strip(expr) {
+            Expr::Field(field) => self.of_rejected(&field.base),
+            Expr::Index(index) => self.of_rejected(&index.expr),
+            Expr::Path(path) => path
+                .path
+                .get_ident()
+                .and_then(|ident| self.scopes.lookup(ident))
+                .is_some_and(|var| self.silent.contains(&var)),
+            _ => false,
         }
     }
 

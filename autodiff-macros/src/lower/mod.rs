@@ -173,6 +173,8 @@ struct Lowering {
     outputs: usize,
     /// The float type the function computes in, read from its signature.
     float: Float,
+    /// Whether the return type was rejected (the returned value is then not checked).
+    return_rejected: bool,
     /// The const generic parameters: loops they bound run for a count known only at run
     /// time as far as the generated code can tell (Rust does not size arrays by arithmetic
     /// on them), so their values go to the workspace.

@@ -58,13 +58,16 @@ impl Lowering {
                 self.outputs = real_tuple(ty, float).unwrap_or(1);
             }
             ReturnType::Type(_, ty) if mixes_floats(ty, float) => {} // reported above
-            ReturnType::Type(_, ty) => errors.at(
-                ty,
-                format!(
-                    "a #[grad] function must return `{real}`, or a tuple of them \
-                     `({real}, {real})`"
-                ),
-            ),
+            ReturnType::Type(_, ty) => {
+                self.return_rejected = true;
+                errors.at(
+                    ty,
+                    format!(
+                        "a #[grad] function must return `{real}`, or a tuple of them \
+                         `({real}, {real})`"
+                    ),
+                );
+            }
             ReturnType::Default => errors.at(
                 &sig.ident,
                 "a #[grad] function must return `f64` (or `f32`): add `-> f64`",

@@ -65,7 +65,12 @@ impl Lowering {
             }
         };
         if let Some(value) = value {
-            let (value, nodes) = self.collect(|this| this.real(value));
+            // Under a rejected return type, the value's type is not a second error.
+            let rejected = self.return_rejected;
+            let (value, nodes) = self.collect(|this| match rejected {
+                true => this.expr(value),
+                false => this.real(value),
+            });
             self.emit(Stmt::Return { value, nodes });
         }
     }
