@@ -49,3 +49,8 @@ pub mod __private {
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
+
+/// The Rust examples of `docs/f32.md`, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/f32.md")]
+struct F32Doctests;

@@ -159,7 +159,31 @@ macro_rules! functions {
     };
 }
 
+use autodiff::prelude::*;
+
 functions!(single, f32);
+
+/// A model kept as a struct of `f32`s, its loss a method with a constant `self`.
+struct Scaler {
+    gain: f32,
+    offset: f32,
+}
+
+#[grad]
+impl Scaler {
+    #[grad(wrt(x))]
+    fn loss(&self, x: &[f32]) -> f32 {
+        x.iter()
+            .map(|v| (self.gain * v + self.offset).tanh())
+            .sum::<f32>()
+    }
+}
+
+/// Two outputs: differentiated through the pullback only.
+#[grad]
+fn polar(x: f32, y: f32) -> (f32, f32) {
+    (x.hypot(y), y.atan2(x))
+}
 functions!(double, f64);
 
 /// Checks an `f32` gradient against the `f64` one (`tol` relative to the largest
@@ -360,4 +384,29 @@ fn mlp_loss_over_slices() {
     let (_, ep) = double::mlp_grad(&widen(&p), &xs64, &ys64);
     let fd = central(|q| double::mlp(q, &xs64, &ys64), &widen(&p));
     check("mlp", &dp, &ep, &fd, 1e-5);
+}
+
+#[test]
+fn method_with_a_constant_self_and_two_outputs() {
+    let model = Scaler {
+        gain: 0.7,
+        offset: -0.2,
+    };
+    let x = [0.5f32, -1.0, 2.0];
+    let (value, dx): (f32, Vec<f32>) = model.loss_grad(&x);
+    assert_eq!(value.to_bits(), model.loss(&x).to_bits());
+    for (v, d) in x.iter().zip(&dx) {
+        // d/dv tanh(g·v + o) = g·(1 - tanh²), in f64 at the same numbers.
+        let (gain, offset) = (f64::from(model.gain), f64::from(model.offset));
+        let t = (gain * f64::from(*v) + offset).tanh();
+        let exact = gain * (1.0 - t * t);
+        assert!((f64::from(*d) - exact).abs() < 1e-6, "{d} vs {exact}");
+    }
+
+    let (mut dx, mut dy) = (0.0f32, 0.0f32);
+    let (r, theta) = polar_vjp(3.0, 4.0, (1.0, 0.5), &mut dx, &mut dy);
+    assert_eq!((r, theta), polar(3.0, 4.0));
+    // ∂r/∂(x, y) = (x, y)/r; ∂θ/∂(x, y) = (-y, x)/r².
+    assert!((dx - (0.6 + 0.5 * -4.0 / 25.0)).abs() < 1e-6, "{dx}");
+    assert!((dy - (0.8 + 0.5 * 3.0 / 25.0)).abs() < 1e-6, "{dy}");
 }
