@@ -9,7 +9,8 @@
 
 macro_rules! functions {
     ($module:ident, $real:ident) => {
-        #[allow(clippy::needless_range_loop)]
+        // `&Vec<f32>` is a parameter type this file tests.
+        #[allow(clippy::needless_range_loop, clippy::ptr_arg)]
         pub mod $module {
             use autodiff::prelude::*;
 

@@ -93,7 +93,7 @@ impl Generator<'_> {
         }
         if let Some(target) = self.slab_slot(&quote!(1usize)) {
             let (write, read) = match kind {
-                Saved::Real => (self.to_workspace(value), self.from_workspace(&target)),
+                Saved::Real => (self.workspace_write(value), self.workspace_read(&target)),
                 Saved::Index => (quote!((#value) as f64), quote!((#target) as usize)),
                 Saved::Flag => (
                     quote!(if #value { 1.0f64 } else { 0.0f64 }),
@@ -114,8 +114,8 @@ impl Generator<'_> {
             };
             let (value, popped) = match kind {
                 Saved::Real => (
-                    self.to_workspace(value),
-                    self.from_workspace(&quote!(__ws.#pop())),
+                    self.workspace_write(value),
+                    self.workspace_read(&quote!(__ws.#pop())),
                 ),
                 _ => (value, quote!(__ws.#pop())),
             };
@@ -167,7 +167,7 @@ impl Generator<'_> {
             let target = target?;
             let local = self.saved_local();
             let (write, read) = if dims.is_empty() {
-                let (write, read) = (self.to_workspace(value), self.from_workspace(&target));
+                let (write, read) = (self.workspace_write(value), self.workspace_read(&target));
                 (
                     quote!(#target = #write;),
                     quote!(let #local: #real = #read;),
@@ -203,8 +203,8 @@ impl Generator<'_> {
             let local = self.saved_local();
             let (push, pop) = if dims.is_empty() {
                 let (push, pop) = (
-                    self.to_workspace(value),
-                    self.from_workspace(&quote!(__ws.pop())),
+                    self.workspace_write(value),
+                    self.workspace_read(&quote!(__ws.pop())),
                 );
                 (quote!(__ws.push(#push);), quote!(let #local: #real = #pop;))
             } else {
@@ -311,7 +311,7 @@ impl Generator<'_> {
 
 impl Generator<'_> {
     /// A real value as the workspace holds it: an `f64`; an `f32` is converted (exactly).
-    fn to_workspace(&self, value: TokenStream) -> TokenStream {
+    fn workspace_write(&self, value: TokenStream) -> TokenStream {
         match self.function.real {
             Float::F64 => value,
             Float::F32 => quote!(((#value) as f64)),
@@ -320,7 +320,7 @@ impl Generator<'_> {
 
     /// A real value read back from the workspace: an `f32` converted back (exactly, since
     /// it was an `f32` when saved).
-    fn from_workspace(&self, value: &TokenStream) -> TokenStream {
+    fn workspace_read(&self, value: &TokenStream) -> TokenStream {
         match self.function.real {
             Float::F64 => value.clone(),
             Float::F32 => quote!(((#value) as f32)),
