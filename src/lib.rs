@@ -44,7 +44,7 @@ extern crate self as autodiff;
 pub use autodiff_macros::{grad, Differentiable};
 pub use autodiff_runtime::{
     calc, check, rules, stop_gradient, Differentiable, DomainError, F64Ext, Gradient, Operand,
-    Tape, Value, Var,
+    Real, Tape, Value, Var,
 };
 
 /// Everything a user of `#[grad]` and the engines needs: `use autodiff::prelude::*;`.

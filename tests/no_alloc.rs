@@ -460,3 +460,52 @@ fn struct_gradients_do_not_allocate_after_the_first_call() {
     .join()
     .expect("the test thread");
 }
+
+/// A loss of `f32`s over slices: a loop of run-time length (one block of the workspace),
+/// a `while` (frames pushed one by one) and an iterator reduction.
+#[grad(wrt(w))]
+fn loss_f32(w: &[f32], xs: &[[f32; 2]], ys: &[f32]) -> f32 {
+    let mut total = 0.0;
+    for (x, &y) in xs.iter().zip(ys) {
+        let h = [(w[0] * x[0]).tanh(), (w[1] * x[1]).relu()];
+        total += (h[0] * h[1] + w[2] - y).powi(2);
+    }
+    let mut k = 0;
+    while k < 3 && total < 1e6 {
+        total = total * 1.5 + w[k];
+        k += 1;
+    }
+    total / xs.len() as f32 + w.iter().map(|v| v * v).sum::<f32>()
+}
+
+#[test]
+fn f32_gradients_do_not_allocate_after_the_first_call() {
+    std::thread::spawn(|| {
+        let (xs, ys, _) = sample_slices(500);
+        let xs: Vec<[f32; 2]> = xs.iter().map(|x| x.map(|v| v as f32)).collect();
+        let ys: Vec<f32> = ys.iter().map(|&v| v as f32).collect();
+        let w = [0.3f32, -0.8, 0.1];
+        let mut dw = [0.0f32; 3];
+        let (first, _) = allocations_in(|| loss_f32_grad_into(&w, &xs, &ys, &mut dw));
+        assert!(first >= 1, "the first call did not grow the workspace");
+        let (count, total) = allocations_in(|| {
+            let mut total = 0.0f32;
+            for _ in 0..100 {
+                dw = [0.0; 3];
+                total += loss_f32_grad_into(black_box(&w), &xs, &ys, &mut dw);
+            }
+            black_box(total)
+        });
+        assert_eq!(
+            count, 0,
+            "f32 gradients allocated {count} times in 100 calls"
+        );
+        assert!(total.is_finite() && total != 0.0, "total = {total}");
+        assert!(
+            dw.iter().all(|d| d.is_finite()) && dw != [0.0; 3],
+            "dw = {dw:?}"
+        );
+    })
+    .join()
+    .expect("the measuring thread");
+}

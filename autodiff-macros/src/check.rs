@@ -20,8 +20,8 @@
 
 use crate::errors::Errors;
 use crate::ir::{Block, CallArg, Function, NodeId, NodeKind, Place, Stmt, VarId};
-use crate::lower::is_f64;
 use crate::ops::Arg;
+use crate::types::scalar_float;
 
 /// Which variables and nodes carry an adjoint.
 pub struct Activity {
@@ -64,7 +64,7 @@ pub fn differentiable_operands(kind: &NodeKind) -> Vec<(usize, NodeId)> {
                 CallArg::Whole { .. } => None,
             })
             .collect(),
-        NodeKind::Cast { arg, ty } if is_f64(ty) => vec![(0, *arg)],
+        NodeKind::Cast { arg, ty } if scalar_float(ty).is_some() => vec![(0, *arg)],
         NodeKind::Const(_)
         | NodeKind::Read(_)
         | NodeKind::StopGradient(_)

@@ -22,6 +22,7 @@
 //! (loops run in reverse, each `if` replays the branch the forward pass took).
 
 use crate::ops::Op;
+pub use crate::types::Float;
 use proc_macro2::{Span, TokenStream};
 use syn::{Ident, Path, Type};
 
@@ -42,9 +43,12 @@ pub struct Function {
     pub items: Vec<syn::Item>,
     /// The fields of struct parameters that the body can read.
     pub fields: Vec<FieldParam>,
-    /// How many `f64`s it returns: 1, or the length of the tuple it returns (then only the
+    /// How many numbers it returns: 1, or the length of the tuple it returns (then only the
     /// pullback is generated).
     pub outputs: usize,
+    /// The float type it computes in, `f64` or `f32`: every real parameter, local, partial,
+    /// adjoint and saved value has it.
+    pub real: Float,
     /// A method or associated function (of an `impl` block marked `#[grad]`): the
     /// functions it generates are reached through `Self::`.
     pub in_impl: bool,

@@ -15,7 +15,7 @@
 //! ```
 //! A layout that names another struct type asks for that one in turn.
 
-use crate::types::{array_dims, is_bool, is_f64, is_integer, slice_element};
+use crate::types::{array_dims, is_bool, is_f64, is_integer, slice_element, Float};
 use proc_macro2::TokenStream;
 use quote::ToTokens;
 use syn::{Data, DeriveInput, Fields, Ident, Type};
@@ -61,9 +61,9 @@ impl FieldKind {
     pub fn of(ty: &Type) -> FieldKind {
         if is_f64(ty) {
             FieldKind::Real(Vec::new())
-        } else if let Some(dims) = array_dims(ty) {
+        } else if let Some(dims) = array_dims(ty, Float::F64) {
             FieldKind::Real(dims)
-        } else if let Some(dims) = slice_element(ty) {
+        } else if let Some(dims) = slice_element(ty, Float::F64) {
             FieldKind::Vector(dims)
         } else if is_integer(ty) {
             FieldKind::Int

@@ -1,13 +1,98 @@
 //! Recognising the types #[grad] and `#[derive(Differentiable)]` understand, as written
 //! (macros see tokens, not resolved types).
 
-use proc_macro2::TokenStream;
-use quote::ToTokens;
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, ToTokens};
+use syn::spanned::Spanned;
 use syn::Type;
+
+/// The floating-point type a `#[grad]` function computes in, read from its signature: a
+/// function is all `f64` or all `f32`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Float {
+    /// `f64`.
+    #[default]
+    F64,
+    /// `f32`.
+    F32,
+}
+
+impl Float {
+    /// `"f64"` or `"f32"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Float::F64 => "f64",
+            Float::F32 => "f32",
+        }
+    }
+
+    /// Whether a type is written as this float type (`f32`).
+    pub fn is(self, ty: &Type) -> bool {
+        scalar_float(ty) == Some(self)
+    }
+
+    /// A literal of this type: `value` suffixed (`0.0f32`).
+    pub fn literal(self, value: &str) -> TokenStream {
+        let literal = format!("{value}{}", self.name());
+        match literal.parse::<proc_macro2::Literal>() {
+            Ok(literal) => literal.into_token_stream(),
+            Err(_) => quote!(0.0),
+        }
+    }
+}
+
+impl ToTokens for Float {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        tokens.extend(match self {
+            Float::F64 => quote!(f64),
+            Float::F32 => quote!(f32),
+        });
+    }
+}
 
 /// Whether a type is written `f64`.
 pub fn is_f64(ty: &Type) -> bool {
-    matches!(ty, Type::Path(path) if path.qself.is_none() && path.path.is_ident("f64"))
+    Float::F64.is(ty)
+}
+
+/// `f64` or `f32` for a type written so.
+pub fn scalar_float(ty: &Type) -> Option<Float> {
+    match ty {
+        Type::Path(path) if path.qself.is_none() && path.path.is_ident("f64") => Some(Float::F64),
+        Type::Path(path) if path.qself.is_none() && path.path.is_ident("f32") => Some(Float::F32),
+        Type::Paren(paren) => scalar_float(&paren.elem),
+        Type::Group(group) => scalar_float(&group.elem),
+        _ => None,
+    }
+}
+
+/// Every `f64` or `f32` written inside a type (`&[[f32; 2]]`, `(f64, f64)`, `Vec<f32>`),
+/// with its span, in order.
+pub fn floats_in(ty: &Type, out: &mut Vec<(Float, Span)>) {
+    if let Some(float) = scalar_float(ty) {
+        out.push((float, ty.span()));
+        return;
+    }
+    match ty {
+        Type::Reference(reference) => floats_in(&reference.elem, out),
+        Type::Array(array) => floats_in(&array.elem, out),
+        Type::Slice(slice) => floats_in(&slice.elem, out),
+        Type::Paren(paren) => floats_in(&paren.elem, out),
+        Type::Group(group) => floats_in(&group.elem, out),
+        Type::Tuple(tuple) => tuple.elems.iter().for_each(|elem| floats_in(elem, out)),
+        Type::Path(path) if path.qself.is_none() => {
+            for segment in &path.path.segments {
+                if let syn::PathArguments::AngleBracketed(args) = &segment.arguments {
+                    for arg in &args.args {
+                        if let syn::GenericArgument::Type(ty) = arg {
+                            floats_in(ty, out);
+                        }
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Whether a type is a primitive integer type.
@@ -23,21 +108,21 @@ pub fn is_bool(ty: &Type) -> bool {
     matches!(ty, Type::Path(path) if path.qself.is_none() && path.path.is_ident("bool"))
 }
 
-/// The dimensions of `[f64; N]`, `[[f64; M]; N]`, … (outermost first), or `None` for
-/// another type.
-pub fn array_dims(ty: &Type) -> Option<Vec<TokenStream>> {
+/// The dimensions of `[f64; N]`, `[[f64; M]; N]`, … (outermost first; `f32` for
+/// `Float::F32`), or `None` for another type.
+pub fn array_dims(ty: &Type, float: Float) -> Option<Vec<TokenStream>> {
     match ty {
         Type::Array(array) => {
             let mut dims = vec![array.len.to_token_stream()];
-            if is_f64(&array.elem) {
+            if float.is(&array.elem) {
                 Some(dims)
             } else {
-                dims.extend(array_dims(&array.elem)?);
+                dims.extend(array_dims(&array.elem, float)?);
                 Some(dims)
             }
         }
-        Type::Paren(paren) => array_dims(&paren.elem),
-        Type::Group(group) => array_dims(&group.elem),
+        Type::Paren(paren) => array_dims(&paren.elem, float),
+        Type::Group(group) => array_dims(&group.elem, float),
         _ => None,
     }
 }
@@ -68,8 +153,8 @@ pub fn integer_slice(ty: &Type) -> bool {
 }
 
 /// The element dimensions of `[f64]`, `[[f64; N]]`, `Vec<f64>`, `Vec<[f64; N]>` (empty for
-/// `f64` elements), or `None` for another type.
-pub fn slice_element(ty: &Type) -> Option<Vec<TokenStream>> {
+/// `f64` elements; `f32` for `Float::F32`), or `None` for another type.
+pub fn slice_element(ty: &Type, float: Float) -> Option<Vec<TokenStream>> {
     let element = match ty {
         Type::Slice(slice) => &*slice.elem,
         Type::Path(path) if path.qself.is_none() => {
@@ -87,13 +172,13 @@ pub fn slice_element(ty: &Type) -> Option<Vec<TokenStream>> {
                 _ => return None,
             }
         }
-        Type::Paren(paren) => return slice_element(&paren.elem),
-        Type::Group(group) => return slice_element(&group.elem),
+        Type::Paren(paren) => return slice_element(&paren.elem, float),
+        Type::Group(group) => return slice_element(&group.elem, float),
         _ => return None,
     };
-    if is_f64(element) {
+    if float.is(element) {
         Some(Vec::new())
     } else {
-        array_dims(element)
+        array_dims(element, float)
     }
 }

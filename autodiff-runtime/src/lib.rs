@@ -14,6 +14,7 @@ mod differentiable;
 mod error;
 mod ext;
 pub mod loops;
+mod real;
 pub mod rules;
 mod tape;
 mod value;
@@ -22,6 +23,7 @@ mod workspace;
 pub use differentiable::Differentiable;
 pub use error::DomainError;
 pub use ext::F64Ext;
+pub use real::Real;
 pub use tape::{Gradient, Operand, Tape, Var};
 pub use value::Value;
 pub use workspace::{Flat, Workspace};
@@ -32,9 +34,10 @@ pub use workspace::{Flat, Workspace};
 /// ```
 /// # use autodiff_runtime::stop_gradient;
 /// assert_eq!(stop_gradient(2.5), 2.5);
+/// assert_eq!(stop_gradient(2.5f32), 2.5f32);
 /// ```
 #[inline]
 #[must_use]
-pub fn stop_gradient(x: f64) -> f64 {
+pub fn stop_gradient<R: Real>(x: R) -> R {
     x
 }

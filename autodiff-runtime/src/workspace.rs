@@ -157,16 +157,22 @@ impl Workspace {
     }
 }
 
-/// `f64` and arrays, slices and vectors of it, nested to any depth, seen as a flat
-/// sequence of `f64`s in memory order: what a [`Workspace`] saves as a block, and what
-/// [`check`](crate::check) perturbs one element at a time.
+/// `f64`, `f32` and arrays, slices and vectors of them, nested to any depth, seen as a
+/// flat sequence in memory order: what a [`Workspace`] saves as a block (an `f32` as the
+/// `f64` of the same value), and what [`check`](crate::check) perturbs one element at a
+/// time.
 pub trait Flat {
+    /// The type of the elements, `f64` or `f32`.
+    type Real: crate::Real;
     /// Appends every element, in memory order.
     fn push_to(&self, out: &mut Vec<f64>);
     /// Takes the elements back, the last first.
     fn pop_from(&mut self, from: &mut Vec<f64>);
     /// Adds every element to the same element of `out` (`out += self`).
     fn add_to(&self, out: &mut Self);
+    /// Adds every element times `alpha` to the same element of `out`
+    /// (`out += alpha · self`).
+    fn add_scaled_to(&self, alpha: Self::Real, out: &mut Self);
     /// The number of `f64`s.
     fn flat_len(&self) -> usize;
     /// Writes every element, in memory order, to the front of `out`.
@@ -182,6 +188,8 @@ pub trait Flat {
 }
 
 impl Flat for f64 {
+    type Real = f64;
+
     #[inline]
     fn push_to(&self, out: &mut Vec<f64>) {
         out.push(*self);
@@ -195,6 +203,11 @@ impl Flat for f64 {
     #[inline]
     fn add_to(&self, out: &mut Self) {
         *out += *self;
+    }
+
+    #[inline]
+    fn add_scaled_to(&self, alpha: Self::Real, out: &mut Self) {
+        *out += alpha * *self;
     }
 
     #[inline]
@@ -217,7 +230,56 @@ impl Flat for f64 {
     }
 }
 
+/// An `f32` is saved as the `f64` of the same value (exact) and read back exactly: the
+/// workspace holds `f64`s for functions of either type.
+impl Flat for f32 {
+    type Real = f32;
+
+    #[inline]
+    fn push_to(&self, out: &mut Vec<f64>) {
+        out.push(f64::from(*self));
+    }
+
+    #[inline]
+    #[allow(clippy::cast_possible_truncation)]
+    fn pop_from(&mut self, from: &mut Vec<f64>) {
+        *self = from.pop().unwrap_or_default() as f32;
+    }
+
+    #[inline]
+    fn add_to(&self, out: &mut Self) {
+        *out += *self;
+    }
+
+    #[inline]
+    fn add_scaled_to(&self, alpha: Self::Real, out: &mut Self) {
+        *out += alpha * *self;
+    }
+
+    #[inline]
+    fn flat_len(&self) -> usize {
+        1
+    }
+
+    #[inline]
+    fn write_to(&self, out: &mut [f64]) {
+        if let Some(first) = out.first_mut() {
+            *first = f64::from(*self);
+        }
+    }
+
+    #[inline]
+    #[allow(clippy::cast_possible_truncation)]
+    fn read_from(&mut self, from: &[f64]) {
+        if let Some(first) = from.first() {
+            *self = *first as f32;
+        }
+    }
+}
+
 impl<T: Flat> Flat for [T] {
+    type Real = T::Real;
+
     #[inline]
     fn push_to(&self, out: &mut Vec<f64>) {
         for element in self {
@@ -236,6 +298,13 @@ impl<T: Flat> Flat for [T] {
     fn add_to(&self, out: &mut Self) {
         for (element, out) in self.iter().zip(out) {
             element.add_to(out);
+        }
+    }
+
+    #[inline]
+    fn add_scaled_to(&self, alpha: Self::Real, out: &mut Self) {
+        for (element, out) in self.iter().zip(out) {
+            element.add_scaled_to(alpha, out);
         }
     }
 
@@ -281,6 +350,8 @@ impl<T: Flat> Flat for [T] {
 }
 
 impl<T: Flat, const N: usize> Flat for [T; N] {
+    type Real = T::Real;
+
     #[inline]
     fn push_to(&self, out: &mut Vec<f64>) {
         self.as_slice().push_to(out);
@@ -294,6 +365,11 @@ impl<T: Flat, const N: usize> Flat for [T; N] {
     #[inline]
     fn add_to(&self, out: &mut Self) {
         self.as_slice().add_to(out.as_mut_slice());
+    }
+
+    #[inline]
+    fn add_scaled_to(&self, alpha: Self::Real, out: &mut Self) {
+        self.as_slice().add_scaled_to(alpha, out.as_mut_slice());
     }
 
     #[inline]
@@ -317,6 +393,8 @@ impl<T: Flat, const N: usize> Flat for [T; N] {
 }
 
 impl<T: Flat> Flat for Vec<T> {
+    type Real = T::Real;
+
     #[inline]
     fn push_to(&self, out: &mut Vec<f64>) {
         self.as_slice().push_to(out);
@@ -331,6 +409,11 @@ impl<T: Flat> Flat for Vec<T> {
     #[inline]
     fn add_to(&self, out: &mut Self) {
         self.as_slice().add_to(out.as_mut_slice());
+    }
+
+    #[inline]
+    fn add_scaled_to(&self, alpha: Self::Real, out: &mut Self) {
+        self.as_slice().add_scaled_to(alpha, out.as_mut_slice());
     }
 
     #[inline]
@@ -383,6 +466,16 @@ mod tests {
         ws.pop_array(&mut b);
         assert_eq!(a, b);
         assert_eq!(ws.pop(), -1.0);
+        // `f32`s go through `f64`s and come back exactly.
+        let c = [[0.1f32, f32::MAX], [f32::MIN_POSITIVE / 4.0, -0.0]];
+        ws.push_array(&c);
+        let mut d = [[1.0f32; 2]; 2];
+        ws.pop_array(&mut d);
+        assert_eq!(
+            c.map(|r| r.map(f32::to_bits)),
+            d.map(|r| r.map(f32::to_bits))
+        );
+        assert!(ws.is_empty());
     }
 
     #[test]

@@ -629,4 +629,75 @@ fn nan_propagates_through_values() {
     assert_eq!(partial, -1.0);
     let (value, partial) = rules::sqrt(-1.0);
     assert!(value.is_nan() && partial.is_nan());
+    // The `f64` rules take unsuffixed literals, and their results have methods.
+    assert!(rules::ln(-1.0).0.is_nan());
+    assert!((rules::tanh(0.5).1 - (1.0 - 0.5f64.tanh().powi(2))).abs() < 1e-15);
+}
+
+/// The same rules in `f32`: each value is the `f32` method's, bit for bit (so computed in
+/// `f32`, not through `f64`), and each partial agrees with the `f64` rule's to `f32`
+/// precision.
+#[test]
+fn f32_rules_compute_in_f32() {
+    use autodiff_runtime::rules::generic;
+    type Unary = (
+        &'static str,
+        fn(f32) -> (f32, f32),
+        fn(f32) -> f32,
+        fn(f64) -> (f64, f64),
+    );
+    let unary: [Unary; 22] = [
+        ("recip", generic::recip, f32::recip, rules::recip),
+        ("sqrt", generic::sqrt, f32::sqrt, rules::sqrt),
+        ("cbrt", generic::cbrt, f32::cbrt, rules::cbrt),
+        ("exp", generic::exp, f32::exp, rules::exp),
+        ("exp2", generic::exp2, f32::exp2, rules::exp2),
+        ("exp_m1", generic::exp_m1, f32::exp_m1, rules::exp_m1),
+        ("ln", generic::ln, f32::ln, rules::ln),
+        ("ln_1p", generic::ln_1p, f32::ln_1p, rules::ln_1p),
+        ("log2", generic::log2, f32::log2, rules::log2),
+        ("log10", generic::log10, f32::log10, rules::log10),
+        ("sin", generic::sin, f32::sin, rules::sin),
+        ("cos", generic::cos, f32::cos, rules::cos),
+        ("tan", generic::tan, f32::tan, rules::tan),
+        ("asin", generic::asin, f32::asin, rules::asin),
+        ("atan", generic::atan, f32::atan, rules::atan),
+        ("sinh", generic::sinh, f32::sinh, rules::sinh),
+        ("tanh", generic::tanh, f32::tanh, rules::tanh),
+        ("asinh", generic::asinh, f32::asinh, rules::asinh),
+        ("atanh", generic::atanh, f32::atanh, rules::atanh),
+        ("relu", generic::relu, F64Ext::relu, rules::relu),
+        ("sigmoid", generic::sigmoid, F64Ext::sigmoid, rules::sigmoid),
+        (
+            "to_degrees",
+            generic::to_degrees,
+            f32::to_degrees,
+            rules::to_degrees,
+        ),
+    ];
+    for (name, rule, std_fn, rule64) in unary {
+        for x in [0.1f32, 0.45, 0.7, 0.9] {
+            let (value, partial) = rule(x);
+            assert_eq!(value.to_bits(), std_fn(x).to_bits(), "{name}({x}) in f32");
+            let (_, partial64) = rule64(f64::from(x));
+            let what = format!("{name}'({x}) in f32 vs f64");
+            assert_close(f64::from(partial), partial64, 1e-6, &what);
+        }
+    }
+    let (value, d_x) = generic::powi(1.5f32, 3);
+    assert_eq!((value, d_x), (1.5f32.powi(3), 3.0 * 1.5f32.powi(2)));
+    let (value, d_x, d_y) = generic::powf(1.5f32, 2.5f32);
+    assert_eq!(value.to_bits(), 1.5f32.powf(2.5).to_bits());
+    assert_close(f64::from(d_x), 2.5 * 1.5f64.powf(1.5), 1e-6, "powf' base");
+    assert_close(
+        f64::from(d_y),
+        1.5f64.powf(2.5) * 1.5f64.ln(),
+        1e-6,
+        "powf' exp",
+    );
+    let (value, d_x, d_y) = generic::div(1.0f32, 3.0f32);
+    assert_eq!((value, d_x), (1.0f32 / 3.0, 1.0f32 / 3.0));
+    assert_close(f64::from(d_y), -1.0 / 9.0, 1e-6, "div' denominator");
+    assert_eq!(generic::max(2.0f32, 2.0f32), (2.0, 1.0, 0.0));
+    assert_eq!(generic::clamp(5.0f32, 0.0, 1.0), (1.0, 0.0, 0.0, 1.0));
 }

@@ -1,7 +1,7 @@
 use autodiff::prelude::*;
 
 #[grad]
-fn f(x: f64, n: f32) -> f64 {
+fn f(x: f64, n: char) -> f64 {
     x * 2.0
 }
 

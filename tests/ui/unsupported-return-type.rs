@@ -1,8 +1,8 @@
 use autodiff::prelude::*;
 
 #[grad]
-fn f(x: f64) -> f32 {
-    1.0
+fn f(x: f64) -> i32 {
+    1
 }
 
 fn main() {}

@@ -46,7 +46,7 @@ impl Generator<'_> {
                         quote!(#nodes let #mutability #slot = #value;)
                     }
                     None => {
-                        let ty = real_type(&v.dims);
+                        let ty = real_type(self.function.real, &v.dims);
                         quote!(let #mutability #slot: #ty;)
                     }
                 }
@@ -400,7 +400,8 @@ impl Generator<'_> {
             }
             NodeKind::Vector { element: None, len } => {
                 let len = slot_of(*len);
-                quote!(let #binding = ::std::vec::Vec::<f64>::with_capacity(#len);)
+                let real = function.real;
+                quote!(let #binding = ::std::vec::Vec::<#real>::with_capacity(#len);)
             }
             NodeKind::Len(var) => {
                 let var = self.var_slot(*var);
@@ -439,7 +440,7 @@ impl Generator<'_> {
                     .map(|(real, _)| *real)
                     .collect();
                 let mut out = if active.is_empty() || !op.calls_rule() {
-                    let value = primal_expr(op, &values);
+                    let value = primal_expr(function.real, op, &values);
                     quote!(let #binding = #value;)
                 } else {
                     let single = match active.as_slice() {
@@ -505,7 +506,7 @@ impl Generator<'_> {
                     .map(|(position, a)| self.call_arg(id, position, a))
                     .collect();
                 let call = pullback_call(callee, &values, None, &[]);
-                let ty = real_tuple(*outputs);
+                let ty = real_tuple(function.real, *outputs);
                 out.extend(quote_spanned!(node.span=> let #binding: #ty = #call;));
                 if activity.node(id) {
                     // The sweep calls the pullback with the same arguments.
@@ -525,7 +526,8 @@ impl Generator<'_> {
             NodeKind::Call { path, args } => {
                 let values: Vec<TokenStream> = args.iter().map(|&a| arg(a)).collect();
                 if !activity.node(id) {
-                    return quote_spanned!(node.span=> let #binding: f64 = #path(#(#values),*););
+                    let real = function.real;
+                    return quote_spanned!(node.span=> let #binding: #real = #path(#(#values),*););
                 }
                 let mut grad_path = path.clone();
                 let single = grad_path.segments.len() == 1 && grad_path.leading_colon.is_none();
@@ -548,7 +550,8 @@ impl Generator<'_> {
                         }
                     })
                     .collect();
-                let types = std::iter::repeat_n(quote!(f64), args.len() + 1);
+                let real = function.real;
+                let types = std::iter::repeat_n(quote!(#real), args.len() + 1);
                 let mut out = quote_spanned! {node.span=>
                     let (#binding, #(#partials),*): (#(#types),*) = #grad_path(#(#values),*);
                 };
@@ -624,12 +627,12 @@ fn whole_copy(id: NodeId, position: usize) -> Ident {
     Ident::new(&format!("__whole_{id}_{position}"), Span::mixed_site())
 }
 
-/// `f64`, or `(f64, f64, …)` for several outputs.
-pub(super) fn real_tuple(outputs: usize) -> TokenStream {
+/// `f64`, or `(f64, f64, …)` for several outputs (`f32` in a function of `f32`).
+pub(super) fn real_tuple(real: Float, outputs: usize) -> TokenStream {
     if outputs == 1 {
-        quote!(f64)
+        quote!(#real)
     } else {
-        let parts = std::iter::repeat_n(quote!(f64), outputs);
+        let parts = std::iter::repeat_n(quote!(#real), outputs);
         quote!((#(#parts),*))
     }
 }

@@ -29,7 +29,7 @@
 //! ```
 
 use crate::check::{differentiable_operands, Activity};
-use crate::ir::{Block, Function, NodeId, NodeKind, Num, Place, Stmt, VarId, VarKind};
+use crate::ir::{Block, Float, Function, NodeId, NodeKind, Num, Place, Stmt, VarId, VarKind};
 use crate::ops::{Partial, Syntax};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
@@ -66,25 +66,26 @@ fn iter_slot(depth: usize) -> Ident {
 /// The path of a rule in the runtime, reached through the facade.
 fn rule(name: &str) -> TokenStream {
     let name = Ident::new(name, Span::call_site());
-    quote!(::autodiff::__private::rules::#name)
+    quote!(::autodiff::__private::rules::generic::#name)
 }
 
-/// `f64`, or `[[f64; M]; N]` for dimensions `[N, M]`.
-fn real_type(dims: &[TokenStream]) -> TokenStream {
+/// `f64`, or `[[f64; M]; N]` for dimensions `[N, M]` (`f32` in a function of `f32`).
+fn real_type(real: Float, dims: &[TokenStream]) -> TokenStream {
     dims.iter()
         .rev()
-        .fold(quote!(f64), |inner, dim| quote!([#inner; #dim]))
+        .fold(quote!(#real), |inner, dim| quote!([#inner; #dim]))
 }
 
-/// `0.0`, or `[[0.0; M]; N]` for dimensions `[N, M]`.
-fn zeros(dims: &[TokenStream]) -> TokenStream {
-    filled(dims, quote!(0.0f64))
+/// `0.0`, or `[[0.0; M]; N]` for dimensions `[N, M]`, of the function's float type.
+fn zeros(real: Float, dims: &[TokenStream]) -> TokenStream {
+    filled(dims, real.literal("0.0"))
 }
 
 /// An adjoint with no contribution yet: `-0.0`, the exact identity of `+` (`-0.0 + x` is
 /// `x` for every `x`, so the compiler folds the first `+=` away; `0.0 + -0.0` would not be).
-fn no_adjoint(dims: &[TokenStream]) -> TokenStream {
-    filled(dims, quote!(-0.0f64))
+fn no_adjoint(real: Float, dims: &[TokenStream]) -> TokenStream {
+    let zero = real.literal("0.0");
+    filled(dims, quote!(-#zero))
 }
 
 fn filled(dims: &[TokenStream], value: TokenStream) -> TokenStream {
@@ -107,7 +108,7 @@ fn partial_type(function: &Function, index: usize) -> TokenStream {
         return strukt.to_token_stream();
     }
     let var = &function.vars[function.params[index].var];
-    let element = real_type(&var.dims);
+    let element = real_type(function.real, &var.dims);
     if var.slice {
         quote!(::std::vec::Vec<#element>)
     } else {
@@ -141,7 +142,7 @@ fn param_list(function: &Function) -> Vec<TokenStream> {
 /// `d_p: &mut P`, the buffer a partial of `params[i]` is added to.
 fn buffer_param(function: &Function, i: usize) -> TokenStream {
     let var = &function.vars[function.params[i].var];
-    let element = real_type(&var.dims);
+    let element = real_type(function.real, &var.dims);
     let ident = output_slot(function, i);
     if let Some(strukt) = &function.params[i].strukt {
         quote!(#ident: &mut #strukt)
@@ -175,8 +176,9 @@ pub fn signatures(function: &Function) -> (TokenStream, TokenStream) {
     let name = grad_ident(&original.sig.ident);
     let into = grad_into_ident(&original.sig.ident);
     let params = param_list(function);
-    let outputs =
-        std::iter::once(quote!(f64)).chain(function.wrt.iter().map(|&i| partial_type(function, i)));
+    let real = function.real;
+    let outputs = std::iter::once(quote!(#real))
+        .chain(function.wrt.iter().map(|&i| partial_type(function, i)));
     let buffers = function.wrt.iter().map(|&i| buffer_param(function, i));
     let (doc, doc_into) = doc(function);
     let attributes = attributes(function);
@@ -192,7 +194,7 @@ pub fn signatures(function: &Function) -> (TokenStream, TokenStream) {
             #[doc = #doc_into]
             #attributes
             #[allow(dead_code)]
-            #vis fn #into #generics(#(#params,)* #(#buffers),*) -> f64
+            #vis fn #into #generics(#(#params,)* #(#buffers),*) -> #real
         },
     )
 }
@@ -414,7 +416,7 @@ fn buffered_body(
 fn zero_partial(function: &Function, index: usize) -> TokenStream {
     let param = &function.params[index];
     let var = &function.vars[param.var];
-    let zero = zeros(&var.dims);
+    let zero = zeros(function.real, &var.dims);
     let ident = &param.ident;
     if let Some(strukt) = &param.strukt {
         let value = match &param.ty {
@@ -458,7 +460,7 @@ pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
             } else if activity.var(var) {
                 adjoint.into_token_stream()
             } else {
-                zeros(&function.vars[var].dims)
+                zeros(function.real, &function.vars[var].dims)
             }
         });
         let outputs = function.wrt.iter().map(|&i| output_slot(function, i));
@@ -659,8 +661,8 @@ fn intrinsic(name: &str, args: &[NodeId]) -> TokenStream {
     quote!(::autodiff::__private::loops::#name(#(#args),*))
 }
 
-/// The plain primal computation of an operation (no partials).
-fn primal_expr(op: &crate::ops::Op, values: &[TokenStream]) -> TokenStream {
+/// The plain primal computation of an operation (no partials), in the float type `real`.
+fn primal_expr(real: Float, op: &crate::ops::Op, values: &[TokenStream]) -> TokenStream {
     match op.syntax {
         Syntax::Operator(symbol) => {
             let symbol = match symbol {
@@ -677,11 +679,11 @@ fn primal_expr(op: &crate::ops::Op, values: &[TokenStream]) -> TokenStream {
         }
         Syntax::Method => {
             let name = Ident::new(op.name, Span::call_site());
-            quote!(<::core::primitive::f64>::#name(#(#values),*))
+            quote!(<::core::primitive::#real>::#name(#(#values),*))
         }
         Syntax::ExtMethod => {
             let name = Ident::new(op.name, Span::call_site());
-            quote!(<::core::primitive::f64 as ::autodiff::__private::F64Ext>::#name(#(#values),*))
+            quote!(<::core::primitive::#real as ::autodiff::__private::F64Ext>::#name(#(#values),*))
         }
     }
 }

@@ -51,7 +51,7 @@ impl Generator<'_> {
     /// original allocates the vector itself).
     fn vector_adjoint(&self, var: VarId, value: Option<NodeId>, nodes: &[NodeId]) -> TokenStream {
         let adjoint = slot("adjoint_var", var);
-        let element = no_adjoint(&self.function.vars[var].dims);
+        let element = no_adjoint(self.function.real, &self.function.vars[var].dims);
         let len = match value.map(|v| &self.function.nodes[v].kind) {
             Some(NodeKind::Vector { len, .. }) if self.scoped() => {
                 let recompute = self.recompute_nodes(nodes);
@@ -75,7 +75,7 @@ impl Generator<'_> {
             return TokenStream::new();
         }
         let adjoint = slot("adjoint_var", var);
-        let start = no_adjoint(&self.function.vars[var].dims);
+        let start = no_adjoint(self.function.real, &self.function.vars[var].dims);
         quote!(let mut #adjoint = #start;)
     }
 
@@ -100,7 +100,7 @@ impl Generator<'_> {
                     NodeKind::Read(place) => self.place(place, self.var_slot(place.var)),
                     NodeKind::Op { op, args } => {
                         let values: Vec<TokenStream> = args.iter().map(|&a| slot_of(a)).collect();
-                        primal_expr(op, &values)
+                        primal_expr(self.function.real, op, &values)
                     }
                     NodeKind::Infix { op, lhs, rhs } => {
                         let (lhs, rhs) = (slot_of(*lhs), slot_of(*rhs));
@@ -251,7 +251,7 @@ impl Generator<'_> {
                     if self.activity.var(var) {
                         self.adjoint_var(var)
                     } else {
-                        quote!(0.0f64)
+                        self.function.real.literal("0.0")
                     }
                 });
                 let seed = quote!((#(#seeds),*));
@@ -505,7 +505,8 @@ impl Generator<'_> {
                     }
                     let temporary =
                         Ident::new(&format!("__vjp_{id}_{position}"), Span::mixed_site());
-                    declarations.extend(quote!(let mut #temporary = 0.0f64;));
+                    let zero = self.function.real.literal("0.0");
+                    declarations.extend(quote!(let mut #temporary = #zero;));
                     buffers.push(quote!(&mut #temporary));
                     temporaries.push((*node, temporary.into_token_stream()));
                 }
@@ -530,6 +531,9 @@ impl Generator<'_> {
                             buffers.push(quote!(&mut #temporary));
                             after.extend(if slice {
                                 quote!(::autodiff::__private::Flat::add_to(&#temporary[..], #adjoint);)
+                            } else if self.function.real != Float::F64 {
+                                // Numbers and arrays only (no structs of `f32`).
+                                quote!(::autodiff::__private::Flat::add_to(&#temporary, #adjoint);)
                             } else {
                                 quote!(::autodiff::__private::Differentiable::add_scaled(
                                     #adjoint, 1.0, &#temporary);)
@@ -576,12 +580,12 @@ impl Generator<'_> {
                 (#value).zero_like()
             })
         } else if whole_slice {
-            let element = zeros(&var.dims);
+            let element = zeros(self.function.real, &var.dims);
             quote!(::std::vec![#element; #value.len()])
         } else {
             let rank = var.dims.len() + usize::from(var.slice);
             let left = rank.saturating_sub(place.indices.len()).min(var.dims.len());
-            zeros(&var.dims[var.dims.len() - left..])
+            zeros(self.function.real, &var.dims[var.dims.len() - left..])
         };
         if !self.activity.var(place.var) {
             return Some((scratch, None, whole_slice));

@@ -93,7 +93,7 @@ impl Generator<'_> {
         }
         if let Some(target) = self.slab_slot(&quote!(1usize)) {
             let (write, read) = match kind {
-                Saved::Real => (value, target.clone()),
+                Saved::Real => (self.workspace_write(value), self.workspace_read(&target)),
                 Saved::Index => (quote!((#value) as f64), quote!((#target) as usize)),
                 Saved::Flag => (
                     quote!(if #value { 1.0f64 } else { 0.0f64 }),
@@ -112,11 +112,19 @@ impl Generator<'_> {
                 Saved::Index => (quote!(push_int), quote!(pop_int)),
                 Saved::Flag => (quote!(push_flag), quote!(pop_flag)),
             };
-            self.pops.push(quote!(let #local = __ws.#pop();));
+            let (value, popped) = match kind {
+                Saved::Real => (
+                    self.workspace_write(value),
+                    self.workspace_read(&quote!(__ws.#pop())),
+                ),
+                _ => (value, quote!(__ws.#pop())),
+            };
+            self.pops.push(quote!(let #local = #popped;));
             return (quote!(__ws.#push(#value);), local.into_token_stream());
         }
+        let real = self.function.real;
         let (ty, zero) = match kind {
-            Saved::Real => (quote!(f64), quote!(0.0f64)),
+            Saved::Real => (quote!(#real), real.literal("0.0")),
             Saved::Index => (quote!(usize), quote!(0usize)),
             Saved::Flag => (quote!(bool), quote!(false)),
         };
@@ -146,7 +154,8 @@ impl Generator<'_> {
             return Some(copy.clone());
         }
         let dims = &self.function.vars[var].dims;
-        let (ty, zero) = (real_type(dims), zeros(dims));
+        let real = self.function.real;
+        let (ty, zero) = (real_type(real, dims), zeros(real, dims));
         let value = self.var_slot(var);
         if self.slab_level().is_some_and(|slab| slab < level) {
             // Inside a slab loop: written to the frame after loop `level` (which does not
@@ -158,11 +167,12 @@ impl Generator<'_> {
             let target = target?;
             let local = self.saved_local();
             let (write, read) = if dims.is_empty() {
+                let (write, read) = (self.workspace_write(value), self.workspace_read(&target));
                 (
-                    quote!(#target = #value;),
-                    quote!(let #local: f64 = #target;),
+                    quote!(#target = #write;),
+                    quote!(let #local: #real = #read;),
                 )
-            } else if let [len] = dims.as_slice() {
+            } else if let ([len], Float::F64) = (dims.as_slice(), real) {
                 // A row: one copy each way.
                 let (block, index) = split_place(&target);
                 (
@@ -192,10 +202,11 @@ impl Generator<'_> {
             self.uses_workspace = true;
             let local = self.saved_local();
             let (push, pop) = if dims.is_empty() {
-                (
-                    quote!(__ws.push(#value);),
-                    quote!(let #local: f64 = __ws.pop();),
-                )
+                let (push, pop) = (
+                    self.workspace_write(value),
+                    self.workspace_read(&quote!(__ws.pop())),
+                );
+                (quote!(__ws.push(#push);), quote!(let #local: #real = #pop;))
             } else {
                 (
                     quote!(__ws.push_array(&#value);),
@@ -294,6 +305,25 @@ impl Generator<'_> {
                 }
             }
             _ => self.save(primal, Saved::Real),
+        }
+    }
+}
+
+impl Generator<'_> {
+    /// A real value as the workspace holds it: an `f64`; an `f32` is converted (exactly).
+    fn workspace_write(&self, value: TokenStream) -> TokenStream {
+        match self.function.real {
+            Float::F64 => value,
+            Float::F32 => quote!(((#value) as f64)),
+        }
+    }
+
+    /// A real value read back from the workspace: an `f32` converted back (exactly, since
+    /// it was an `f32` when saved).
+    fn workspace_read(&self, value: &TokenStream) -> TokenStream {
+        match self.function.real {
+            Float::F64 => value.clone(),
+            Float::F32 => quote!(((#value) as f32)),
         }
     }
 }

@@ -82,7 +82,7 @@ pub fn vjp_signature(function: &Function) -> Option<TokenStream> {
             original.sig.ident
         )
     };
-    let output = forward::real_tuple(function.outputs);
+    let output = forward::real_tuple(function.real, function.outputs);
     let generics = &original.sig.generics;
     Some(quote! {
         #[doc = #doc]
@@ -115,9 +115,19 @@ pub fn pullback(function: &Function, activity: &Activity) -> TokenStream {
             .map(|&i| slot("grad", function.params[i].var))
             .collect();
         let outputs = all.iter().map(|&i| output_slot(function, i));
+        // `f64` partials may be structs (`Differentiable`); `f32` ones are numbers and
+        // arrays (`Flat`), scaled in `f32`.
+        let add_scaled = match function.real {
+            Float::F64 => quote!(
+                #(::autodiff::__private::Differentiable::add_scaled(#outputs, #seed, &#locals);)*
+            ),
+            Float::F32 => quote!(
+                #(::autodiff::__private::Flat::add_scaled_to(&#locals, #seed, #outputs);)*
+            ),
+        };
         quote! {
             let (__value, #(#locals),*) = #grad_name(#(#param_names),*);
-            #(::autodiff::__private::Differentiable::add_scaled(#outputs, #seed, &#locals);)*
+            #add_scaled
             __value
         }
     } else if all == function.wrt {

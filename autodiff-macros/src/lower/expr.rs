@@ -209,6 +209,10 @@ impl Lowering {
                     field.span(),
                 )
             }
+            Expr::Field(field) if self.of_rejected(&field.base) => {
+                // A field of a parameter whose type was rejected: reported once, there.
+                self.poisoned(field.span())
+            }
             Expr::Field(field) => self.error(
                 field,
                 "#[grad] reads the fields of struct parameters that derive `Differentiable` \
@@ -319,6 +323,21 @@ impl Lowering {
         }
     }
 
+    /// Whether an expression (`p`, `p.0`, `p.a[i]`) reads a parameter whose type was
+    /// rejected.
+    fn of_rejected(&self, expr: &Expr) -> bool {
+        match control::strip(expr) {
+            Expr::Field(field) => self.of_rejected(&field.base),
+            Expr::Index(index) => self.of_rejected(&index.expr),
+            Expr::Path(path) => path
+                .path
+                .get_ident()
+                .and_then(|ident| self.scopes.lookup(ident))
+                .is_some_and(|var| self.silent.contains(&var)),
+            _ => false,
+        }
+    }
+
     pub(super) fn int_num(&self, lhs: NodeId, rhs: NodeId) -> Num {
         if self.nodes[lhs].num == Num::Int && self.nodes[rhs].num == Num::Int {
             Num::Int
@@ -329,7 +348,8 @@ impl Lowering {
 
     pub(super) fn cast(&mut self, cast: &syn::ExprCast) -> NodeId {
         let arg = self.expr(&cast.expr);
-        if is_f64(&cast.ty) {
+        let float = self.float;
+        if float.is(&cast.ty) {
             if self.nodes[arg].num == Num::Real {
                 return arg; // `x as f64` of an f64 is x itself.
             }
@@ -343,12 +363,16 @@ impl Lowering {
                 ),
             ));
         } else {
+            let real = self.real_name();
             return self.error(
                 &cast.ty,
-                "#[grad] supports `as f64` and conversions of constants to integer types",
+                format!(
+                    "this #[grad] function computes in `{real}`: it supports `as {real}` and \
+                     conversions of constants to integer types"
+                ),
             );
         }
-        let num = if is_f64(&cast.ty) {
+        let num = if float.is(&cast.ty) {
             Num::Real
         } else {
             Num::Int
@@ -365,12 +389,22 @@ impl Lowering {
 
     pub(super) fn literal(&mut self, lit: &Lit) -> NodeId {
         match lit {
-            Lit::Float(float) if matches!(float.suffix(), "" | "f64") => self.push(
-                NodeKind::Const(float.to_token_stream()),
-                Num::Real,
-                float.span(),
-            ),
-            Lit::Float(float) => self.error(float, "#[grad] computes in `f64`: drop the suffix"),
+            Lit::Float(float)
+                if float.suffix().is_empty() || float.suffix() == self.real_name() =>
+            {
+                self.push(
+                    NodeKind::Const(float.to_token_stream()),
+                    Num::Real,
+                    float.span(),
+                )
+            }
+            Lit::Float(float) => {
+                let message = format!(
+                    "#[grad] computes in `{}`: drop the suffix",
+                    self.real_name()
+                );
+                self.error(float, message)
+            }
             Lit::Int(int) => {
                 self.push(NodeKind::Const(int.to_token_stream()), Num::Int, int.span())
             }
@@ -420,8 +454,17 @@ impl Lowering {
             return self.push(NodeKind::StopGradient(arg), Num::Real, last.ident.span());
         }
 
-        let is_method_path = path.segments.len() == 2
-            && (path.segments[0].ident == "f64" || path.segments[0].ident == "F64Ext");
+        let first = path.segments.first().map(|s| s.ident.to_string());
+        let float_path = matches!(first.as_deref(), Some("f64" | "f32"));
+        let is_method_path =
+            path.segments.len() == 2 && (float_path || first.as_deref() == Some("F64Ext"));
+        if is_method_path && float_path && first.as_deref() != Some(self.real_name()) {
+            let real = self.real_name();
+            return self.error(
+                &path.segments[0],
+                format!("this #[grad] function computes in `{real}`: write `{real}::{name}`"),
+            );
+        }
         if is_method_path {
             return match ops::method(&name) {
                 Some(op) => {

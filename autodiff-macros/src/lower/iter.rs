@@ -777,10 +777,13 @@ impl Lowering {
         let span = call.method.span();
         let name = call.method.to_string();
         if let Some(turbofish) = &call.turbofish {
-            let is_f64 = turbofish.args.len() == 1
-                && matches!(&turbofish.args[0], syn::GenericArgument::Type(ty) if is_f64(ty));
-            if !is_f64 {
-                return self.error(turbofish, "#[grad] sums `f64`s: write `.sum::<f64>()`");
+            let float = self.float;
+            let is_real = turbofish.args.len() == 1
+                && matches!(&turbofish.args[0], syn::GenericArgument::Type(ty) if float.is(ty));
+            if !is_real {
+                let real = self.real_name();
+                let message = format!("#[grad] sums `{real}`s: write `.{name}::<{real}>()`");
+                return self.error(turbofish, message);
             }
         }
         let expected = if name == "fold" { 2 } else { 0 };
@@ -811,8 +814,8 @@ impl Lowering {
         };
         // The accumulator starts with its initial value.
         let (init, nodes) = self.collect(|this| match name.as_str() {
-            "sum" => this.push(NodeKind::Const(quote!(0.0f64)), Num::Real, span),
-            "product" => this.push(NodeKind::Const(quote!(1.0f64)), Num::Real, span),
+            "sum" => this.push(NodeKind::Const(this.real_literal("0.0")), Num::Real, span),
+            "product" => this.push(NodeKind::Const(this.real_literal("1.0")), Num::Real, span),
             _ => this.real(&call.args[0]),
         });
         let acc = self.declare_hidden(VarKind::Real, Num::Real);

@@ -25,8 +25,9 @@ use crate::ir::{
     VarKind,
 };
 use crate::ops::{self, Arg, Op};
-pub use crate::types::is_f64;
-use crate::types::{array_dims, integer_slice, is_bool, is_integer, slice_element};
+use crate::types::{
+    array_dims, floats_in, integer_slice, is_bool, is_integer, slice_element, Float,
+};
 
 mod control;
 mod expr;
@@ -55,6 +56,7 @@ pub fn lower(original: ItemFn, args: &GradArgs, context: &Context) -> syn::Resul
         None => (0..params.len()).filter(|&i| params[i].wrt).collect(),
     };
     let outputs = lowering.outputs;
+    let real = lowering.float;
     let Lowering {
         vars,
         fields,
@@ -71,6 +73,7 @@ pub fn lower(original: ItemFn, args: &GradArgs, context: &Context) -> syn::Resul
         fields,
         in_impl: context.self_ty.is_some(),
         outputs,
+        real,
         wrt,
         items,
         vars,
@@ -166,8 +169,12 @@ struct Lowering {
     structs: Vec<VarId>,
     /// A method whose `self` is a constant: `self.field` reads are constants.
     constant_self: bool,
-    /// How many `f64`s the function returns (a tuple for more than one).
+    /// How many numbers the function returns (a tuple for more than one).
     outputs: usize,
+    /// The float type the function computes in, read from its signature.
+    float: Float,
+    /// Whether the return type was rejected (the returned value is then not checked).
+    return_rejected: bool,
     /// The const generic parameters: loops they bound run for a count known only at run
     /// time as far as the generated code can tell (Rust does not size arrays by arithmetic
     /// on them), so their values go to the workspace.
@@ -258,14 +265,24 @@ impl Lowering {
         let var = self.declare_hidden(VarKind::Real, Num::Real);
         self.vars[var].mutable = true;
         self.vars[var].reassigned = true;
-        let (value, nodes) =
-            self.collect(|this| this.push(NodeKind::Const(quote!(0.0f64)), Num::Real, span));
+        let (value, nodes) = self
+            .collect(|this| this.push(NodeKind::Const(this.real_literal("0.0")), Num::Real, span));
         self.emit(Stmt::Let {
             var,
             value: Some(value),
             nodes,
         });
         var
+    }
+
+    /// A literal of the function's float type: `0.0f64`, `0.0f32`.
+    pub(super) fn real_literal(&self, value: &str) -> TokenStream {
+        self.float.literal(value)
+    }
+
+    /// The function's float type, `f64` or `f32`, for messages.
+    pub(super) fn real_name(&self) -> &'static str {
+        self.float.name()
     }
 
     /// Records an error at a span.

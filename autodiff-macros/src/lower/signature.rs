@@ -47,20 +47,30 @@ impl Lowering {
         if let Some(variadic) = &sig.variadic {
             errors.at(variadic, "#[grad] does not support variadic functions");
         }
+        let float = signature_float(sig, errors);
+        self.float = float;
+        let real = float.name();
         self.outputs = 1;
         match &sig.output {
-            ReturnType::Type(_, ty) if is_f64(ty) => {}
-            ReturnType::Type(_, ty) if f64_tuple(ty).is_some() => {
+            ReturnType::Type(_, ty) if float.is(ty) => {}
+            ReturnType::Type(_, ty) if real_tuple(ty, float).is_some() => {
                 // Several outputs: differentiated through the pullback only.
-                self.outputs = f64_tuple(ty).unwrap_or(1);
+                self.outputs = real_tuple(ty, float).unwrap_or(1);
             }
-            ReturnType::Type(_, ty) => errors.at(
-                ty,
-                "a #[grad] function must return `f64`, or a tuple of them `(f64, f64)`",
-            ),
+            ReturnType::Type(_, ty) if mixes_floats(ty, float) => {} // reported above
+            ReturnType::Type(_, ty) => {
+                self.return_rejected = true;
+                errors.at(
+                    ty,
+                    format!(
+                        "a #[grad] function must return `{real}`, or a tuple of them \
+                         `({real}, {real})`"
+                    ),
+                );
+            }
             ReturnType::Default => errors.at(
                 &sig.ident,
-                "a #[grad] function must return `f64`: add `-> f64`",
+                "a #[grad] function must return `f64` (or `f32`): add `-> f64`",
             ),
         }
 
@@ -109,11 +119,34 @@ impl Lowering {
                 Type::Reference(reference) if reference.mutability.is_none() => &*reference.elem,
                 ty => ty,
             };
+            if mixes_floats(ty, float) {
+                // Reported with the signature: no second error for this parameter.
+                let var = self.declare(&ident, VarKind::Real, Vec::new(), Num::Unknown);
+                self.silent.push(var);
+                rejected.push(ident);
+                continue;
+            }
             let mut slice = false;
             let tuple = matches!(referenced, Type::Tuple(t) if !t.elems.is_empty()
                 && t.elems.iter().all(|e| matches!(FieldKind::of(e), FieldKind::Real(_))));
             let strukt = crate::layout::struct_path(referenced)
                 .or_else(|| tuple.then(|| referenced.clone()));
+            let f32_tuple = matches!(referenced, Type::Tuple(t) if !t.elems.is_empty()
+                && t.elems.iter().all(|e| float.is(e)));
+            if float != Float::F64 && (strukt.is_some() || f32_tuple) {
+                self.errors.at(
+                    ty,
+                    format!(
+                        "#[grad] supports struct and tuple parameters in functions of `f64` \
+                         only, not of `{real}`: pass the numbers as `{real}`s, arrays or \
+                         slices"
+                    ),
+                );
+                let var = self.declare(&ident, VarKind::Real, Vec::new(), Num::Unknown);
+                self.silent.push(var);
+                rejected.push(ident);
+                continue;
+            }
             if let Some(strukt) = strukt {
                 let var = self.declare(&ident, VarKind::Real, Vec::new(), Num::Unknown);
                 self.vars[var].is_param = true;
@@ -128,11 +161,12 @@ impl Lowering {
                 });
                 continue;
             }
-            let (kind, dims, num) = if is_f64(ty) {
+            let (kind, dims, num) = if float.is(ty) {
                 (VarKind::Real, Vec::new(), Num::Real)
-            } else if let Some(dims) = array_dims(referenced) {
+            } else if let Some(dims) = array_dims(referenced, float) {
                 (VarKind::Real, dims, Num::Real)
-            } else if let (Type::Reference(_), Some(dims)) = (ty, slice_element(referenced)) {
+            } else if let (Type::Reference(_), Some(dims)) = (ty, slice_element(referenced, float))
+            {
                 slice = true;
                 (VarKind::Real, dims, Num::Real)
             } else if let (Type::Reference(_), true) = (ty, integer_slice(referenced)) {
@@ -144,12 +178,19 @@ impl Lowering {
             } else if is_bool(ty) {
                 (VarKind::Bool, Vec::new(), Num::Bool)
             } else {
-                self.errors.at(
-                    ty,
+                let message = if float == Float::F64 {
                     "#[grad] parameters must be `f64`, `[f64; N]` or `&[f64; N]` (also \
                      nested), slices `&[f64]`, `&[[f64; N]]` or `&Vec<f64>`, structs that \
-                     derive `Differentiable` (`m: &Mlp`), or integers and `bool` (constants)",
-                );
+                     derive `Differentiable` (`m: &Mlp`), or integers and `bool` (constants)"
+                        .to_string()
+                } else {
+                    format!(
+                        "#[grad] parameters of a function of `{real}` must be `{real}`, \
+                         `[{real}; N]` or `&[{real}; N]` (also nested), slices `&[{real}]`, \
+                         `&[[{real}; N]]` or `&Vec<{real}>`, or integers and `bool` (constants)"
+                    )
+                };
+                self.errors.at(ty, message);
                 let var = self.declare(&ident, VarKind::Real, Vec::new(), Num::Unknown);
                 self.silent.push(var);
                 rejected.push(ident);
@@ -182,7 +223,7 @@ impl Lowering {
                     } else {
                         self.errors.at(
                             name,
-                            format!("`{name}` is not an `f64` parameter: it has no gradient"),
+                            format!("`{name}` is not an `{real}` parameter: it has no gradient"),
                         );
                     }
                 } else if !rejected.contains(name) {
@@ -247,6 +288,17 @@ impl Lowering {
                 strukt: None,
             });
         }
+        if self.float != Float::F64 {
+            self.errors.at(
+                receiver,
+                format!(
+                    "#[grad] differentiates `self` in methods of `f64` only, not of `{}`; \
+                     leave `self` out with `wrt(..)` to treat it as a constant",
+                    self.real_name()
+                ),
+            );
+            return None;
+        }
         let Some(strukt) = crate::layout::struct_path(self_ty) else {
             self.errors.at(
                 self_ty,
@@ -283,12 +335,55 @@ pub fn is_self(ty: &Type) -> bool {
     matches!(ty, Type::Path(path) if path.qself.is_none() && path.path.is_ident("Self"))
 }
 
-/// The length of a tuple type `(f64, f64, …)` of at least two `f64`s.
-fn f64_tuple(ty: &Type) -> Option<usize> {
+/// The length of a tuple type `(f64, f64, …)` of at least two `f64`s (or `f32`s).
+fn real_tuple(ty: &Type, float: Float) -> Option<usize> {
     match ty {
-        Type::Tuple(tuple) if tuple.elems.len() >= 2 && tuple.elems.iter().all(is_f64) => {
+        Type::Tuple(tuple) if tuple.elems.len() >= 2 && tuple.elems.iter().all(|e| float.is(e)) => {
             Some(tuple.elems.len())
         }
         _ => None,
     }
+}
+
+/// Whether a type holds the other float type than the function's.
+fn mixes_floats(ty: &Type, float: Float) -> bool {
+    let mut floats = Vec::new();
+    floats_in(ty, &mut floats);
+    floats.iter().any(|(other, _)| *other != float)
+}
+
+/// The float type of a function, `f64` or `f32`: its return type's, else its first
+/// parameter's that holds one, else `f64`. Every other `f64` or `f32` of the signature
+/// must be the same; each one that is not is an error under it.
+///
+/// ```text
+/// fn f(x: f32, w: &[f32]) -> f32      f32
+/// fn g(x: f32, y: f64) -> f32          f32, and an error under `f64`
+/// ```
+fn signature_float(sig: &syn::Signature, errors: &mut Errors) -> Float {
+    let mut floats = Vec::new();
+    if let ReturnType::Type(_, ty) = &sig.output {
+        floats_in(ty, &mut floats);
+    }
+    let from_return = !floats.is_empty();
+    for input in &sig.inputs {
+        if let FnArg::Typed(typed) = input {
+            floats_in(&typed.ty, &mut floats);
+        }
+    }
+    let Some(&(float, _)) = floats.first() else {
+        return Float::F64;
+    };
+    let (real, source) = (float.name(), if from_return { "returns" } else { "takes" });
+    for (other, span) in floats.iter().filter(|(other, _)| *other != float) {
+        errors.push(syn::Error::new(
+            *span,
+            format!(
+                "a #[grad] function computes in one float type, and this one {source} \
+                 `{real}`: write `{real}` here too, not `{}`",
+                other.name()
+            ),
+        ));
+    }
+    float
 }

@@ -65,7 +65,12 @@ impl Lowering {
             }
         };
         if let Some(value) = value {
-            let (value, nodes) = self.collect(|this| this.real(value));
+            // Under a rejected return type, the value's type is not a second error.
+            let rejected = self.return_rejected;
+            let (value, nodes) = self.collect(|this| match rejected {
+                true => this.expr(value),
+                false => this.real(value),
+            });
             self.emit(Stmt::Return { value, nodes });
         }
     }
@@ -494,19 +499,24 @@ impl Lowering {
             }
         };
         if let Some(ty) = ty {
-            if !(is_f64(ty) || is_integer(ty) || is_bool(ty) || array_dims(ty).is_some()) {
+            let float = self.float;
+            if !(float.is(ty) || is_integer(ty) || is_bool(ty) || array_dims(ty, float).is_some()) {
+                let real = self.real_name();
                 self.error(
                     ty,
-                    "#[grad] locals must be `f64`, `f64` arrays, or integers and `bool` \
-                     (constants)",
+                    format!(
+                        "#[grad] locals of this function must be `{real}`, `{real}` arrays, or \
+                         integers and `bool` (constants)"
+                    ),
                 );
                 return;
             }
         }
         let Some(init) = &local.init else {
             // `let x;` (or `let x: f64;`): declared now, assigned later.
-            if let Some(ty) = ty.filter(|ty| !is_f64(ty)) {
-                self.error(ty, "a `let` without a value must be an `f64`");
+            if let Some(ty) = ty.filter(|ty| !self.float.is(ty)) {
+                let message = format!("a `let` without a value must be an `{}`", self.real_name());
+                self.error(ty, message);
             }
             let ident = ident.unwrap_or_else(|| Ident::new("unnamed", Span::call_site()));
             let var = self.declare(&ident, VarKind::Real, Vec::new(), Num::Real);
@@ -859,8 +869,10 @@ impl Lowering {
     fn array_literal(&mut self, ident: &Ident, array: &syn::ExprArray) {
         let span = array.bracket_token.span.join();
         let len = array.elems.len();
-        let (zeros, nodes) = self
-            .collect(|this| this.push(NodeKind::Const(quote!([0.0f64; #len])), Num::Real, span));
+        let (zeros, nodes) = self.collect(|this| {
+            let zero = this.real_literal("0.0");
+            this.push(NodeKind::Const(quote!([#zero; #len])), Num::Real, span)
+        });
         let var = self.declare_hidden(VarKind::Real, Num::Real);
         self.vars[var].dims = vec![quote!(#len)];
         self.vars[var].mutable = true;
@@ -924,7 +936,7 @@ impl Lowering {
     ) -> NodeId {
         match ty {
             None => value,
-            Some(ty) if is_f64(ty) => self.expect_real(value, expr),
+            Some(ty) if self.float.is(ty) => self.expect_real(value, expr),
             Some(ty) if is_integer(ty) => {
                 let span = self.nodes[value].span;
                 let arg = value;

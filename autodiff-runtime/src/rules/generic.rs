@@ -1,78 +1,57 @@
-//! Derivative rules: one function per elementary operation.
-//!
-//! Each rule returns the primal value followed by the local partial derivative with
-//! respect to each `f64` argument, in argument order:
+//! The rules, generic over [`Real`] (`f64` or `f32`): each computes in the type it is
+//! given (`generic::tanh(0.5f32)` is `f32` arithmetic throughout). Code that `#[grad]`
+//! generates calls these; [`rules`](super) has the same rules for `f64`, for people.
 //!
 //! ```
-//! use autodiff_runtime::rules;
-//! let (value, d_dx) = rules::tanh(0.5);
-//! assert_eq!(value, 0.5f64.tanh());
-//! assert!((d_dx - (1.0 - value * value)).abs() < 1e-15);
-//!
-//! let (value, d_dx, d_dy) = rules::mul(3.0, 4.0);
-//! assert_eq!((value, d_dx, d_dy), (12.0, 4.0, 3.0));
+//! use autodiff_runtime::rules::generic;
+//! let (value, d_dx): (f32, f32) = generic::tanh(0.5f32);
+//! assert_eq!(value, 0.5f32.tanh());
+//! assert_eq!(d_dx, 1.0 - value * value);
 //! ```
-//!
-//! The value is always computed exactly as the corresponding `f64` operation of the
-//! standard library computes it (the same call, the same order), so code differentiated by
-//! `#[grad]` returns the same value, bit for bit, as the function it came from. The
-//! generated code, [`Value`](crate::Value) and [`Tape`](crate::Tape) all call these rules,
-//! so the three engines agree bit for bit on every operation.
-//!
-//! # Subgradients at kinks
-//! Where an operation is not differentiable, the rule returns a fixed, documented
-//! subgradient:
-//! - [`relu`]: `relu'(0) = 0`.
-//! - [`abs`]: `abs'(0) = 0`.
-//! - [`max`] and [`min`]: on a tie the first argument receives the whole adjoint
-//!   (partials `(1, 0)`).
-//! - [`floor`], [`ceil`], [`round`], [`trunc`], [`signum`]: derivative 0 everywhere
-//!   (the jumps are ignored).
-//!
-//! Outside an operation's domain the partials follow IEEE arithmetic (`NaN` or
-//! infinities), exactly like the value.
+
+use crate::Real;
 
 /// `-x`. Partial: `-1`.
 #[inline]
 #[must_use]
-pub fn neg(x: f64) -> (f64, f64) {
-    (-x, -1.0)
+pub fn neg<R: Real>(x: R) -> (R, R) {
+    (-x, -R::ONE)
 }
 
 /// `x + y`. Partials: `(1, 1)`.
 #[inline]
 #[must_use]
-pub fn add(x: f64, y: f64) -> (f64, f64, f64) {
-    (x + y, 1.0, 1.0)
+pub fn add<R: Real>(x: R, y: R) -> (R, R, R) {
+    (x + y, R::ONE, R::ONE)
 }
 
 /// `x - y`. Partials: `(1, -1)`.
 #[inline]
 #[must_use]
-pub fn sub(x: f64, y: f64) -> (f64, f64, f64) {
-    (x - y, 1.0, -1.0)
+pub fn sub<R: Real>(x: R, y: R) -> (R, R, R) {
+    (x - y, R::ONE, -R::ONE)
 }
 
 /// `x * y`. Partials: `(y, x)`.
 #[inline]
 #[must_use]
-pub fn mul(x: f64, y: f64) -> (f64, f64, f64) {
+pub fn mul<R: Real>(x: R, y: R) -> (R, R, R) {
     (x * y, y, x)
 }
 
 /// `x / y`. Partials: `(1/y, -(x/y)/y)`.
 #[inline]
 #[must_use]
-pub fn div(x: f64, y: f64) -> (f64, f64, f64) {
+pub fn div<R: Real>(x: R, y: R) -> (R, R, R) {
     let value = x / y;
-    let inv = 1.0 / y;
+    let inv = R::ONE / y;
     (value, inv, -value * inv)
 }
 
 /// `x.recip()`. Partial: `-1/x²`.
 #[inline]
 #[must_use]
-pub fn recip(x: f64) -> (f64, f64) {
+pub fn recip<R: Real>(x: R) -> (R, R) {
     let value = x.recip();
     (value, -value * value)
 }
@@ -80,13 +59,13 @@ pub fn recip(x: f64) -> (f64, f64) {
 /// `x.powi(n)`. Partial: `n·xⁿ⁻¹` (0 for `n = 0`).
 #[inline]
 #[must_use]
-pub fn powi(x: f64, n: i32) -> (f64, f64) {
+pub fn powi<R: Real>(x: R, n: i32) -> (R, R) {
     let value = x.powi(n);
     let partial = match n {
-        0 => 0.0,
+        0 => R::ZERO,
         // `n - 1` would overflow: xⁿ⁻¹ = xⁿ / x.
-        i32::MIN => f64::from(n) * (value / x),
-        _ => f64::from(n) * x.powi(n - 1),
+        i32::MIN => R::from_i32(n) * (value / x),
+        _ => R::from_i32(n) * x.powi(n - 1),
     };
     (value, partial)
 }
@@ -97,7 +76,7 @@ pub fn powi(x: f64, n: i32) -> (f64, f64) {
 /// compute just the partial that is needed (so a constant exponent never evaluates `ln x`).
 #[inline]
 #[must_use]
-pub fn powf(x: f64, y: f64) -> (f64, f64, f64) {
+pub fn powf<R: Real>(x: R, y: R) -> (R, R, R) {
     let value = x.powf(y);
     (value, powf_partial_base(x, y), powf_partial_exp(x, value))
 }
@@ -105,32 +84,32 @@ pub fn powf(x: f64, y: f64) -> (f64, f64, f64) {
 /// `x.powf(y)` with the partial with respect to the base only: `(xʸ, y·x^(y-1))`.
 #[inline]
 #[must_use]
-pub fn powf_wrt_base(x: f64, y: f64) -> (f64, f64) {
+pub fn powf_wrt_base<R: Real>(x: R, y: R) -> (R, R) {
     (x.powf(y), powf_partial_base(x, y))
 }
 
 /// `x.powf(y)` with the partial with respect to the exponent only: `(xʸ, xʸ·ln x)`.
 #[inline]
 #[must_use]
-pub fn powf_wrt_exp(x: f64, y: f64) -> (f64, f64) {
+pub fn powf_wrt_exp<R: Real>(x: R, y: R) -> (R, R) {
     let value = x.powf(y);
     (value, powf_partial_exp(x, value))
 }
 
 #[inline]
-fn powf_partial_base(x: f64, y: f64) -> f64 {
-    if y == 0.0 {
-        0.0
+fn powf_partial_base<R: Real>(x: R, y: R) -> R {
+    if y == R::ZERO {
+        R::ZERO
     } else {
-        y * x.powf(y - 1.0)
+        y * x.powf(y - R::ONE)
     }
 }
 
 #[inline]
-fn powf_partial_exp(x: f64, value: f64) -> f64 {
+fn powf_partial_exp<R: Real>(x: R, value: R) -> R {
     // x^y · ln x; a zero value (x = 0, y > 0) contributes nothing rather than 0 · -inf.
-    if value == 0.0 {
-        0.0
+    if value == R::ZERO {
+        R::ZERO
     } else {
         value * x.ln()
     }
@@ -139,23 +118,23 @@ fn powf_partial_exp(x: f64, value: f64) -> f64 {
 /// `x.sqrt()`. Partial: `1/(2√x)`.
 #[inline]
 #[must_use]
-pub fn sqrt(x: f64) -> (f64, f64) {
+pub fn sqrt<R: Real>(x: R) -> (R, R) {
     let value = x.sqrt();
-    (value, 0.5 / value)
+    (value, R::HALF / value)
 }
 
 /// `x.cbrt()`. Partial: `1/(3·∛x²)`.
 #[inline]
 #[must_use]
-pub fn cbrt(x: f64) -> (f64, f64) {
+pub fn cbrt<R: Real>(x: R) -> (R, R) {
     let value = x.cbrt();
-    (value, 1.0 / (3.0 * value * value))
+    (value, R::ONE / (R::from_i32(3) * value * value))
 }
 
 /// `x.exp()`. Partial: `eˣ`.
 #[inline]
 #[must_use]
-pub fn exp(x: f64) -> (f64, f64) {
+pub fn exp<R: Real>(x: R) -> (R, R) {
     let value = x.exp();
     (value, value)
 }
@@ -163,15 +142,15 @@ pub fn exp(x: f64) -> (f64, f64) {
 /// `x.exp2()`. Partial: `2ˣ·ln 2`.
 #[inline]
 #[must_use]
-pub fn exp2(x: f64) -> (f64, f64) {
+pub fn exp2<R: Real>(x: R) -> (R, R) {
     let value = x.exp2();
-    (value, value * core::f64::consts::LN_2)
+    (value, value * R::LN_2)
 }
 
 /// `x.exp_m1()`. Partial: `eˣ`.
 #[inline]
 #[must_use]
-pub fn exp_m1(x: f64) -> (f64, f64) {
+pub fn exp_m1<R: Real>(x: R) -> (R, R) {
     // Not `value + 1`: for x < 0 that cancels, and loses every digit below x ≈ -37.
     (x.exp_m1(), x.exp())
 }
@@ -179,35 +158,35 @@ pub fn exp_m1(x: f64) -> (f64, f64) {
 /// `x.ln()`. Partial: `1/x`.
 #[inline]
 #[must_use]
-pub fn ln(x: f64) -> (f64, f64) {
+pub fn ln<R: Real>(x: R) -> (R, R) {
     (x.ln(), x.recip())
 }
 
 /// `x.ln_1p()`. Partial: `1/(1+x)`.
 #[inline]
 #[must_use]
-pub fn ln_1p(x: f64) -> (f64, f64) {
-    (x.ln_1p(), (1.0 + x).recip())
+pub fn ln_1p<R: Real>(x: R) -> (R, R) {
+    (x.ln_1p(), (R::ONE + x).recip())
 }
 
 /// `x.log2()`. Partial: `1/(x·ln 2)`.
 #[inline]
 #[must_use]
-pub fn log2(x: f64) -> (f64, f64) {
-    (x.log2(), (x * core::f64::consts::LN_2).recip())
+pub fn log2<R: Real>(x: R) -> (R, R) {
+    (x.log2(), (x * R::LN_2).recip())
 }
 
 /// `x.log10()`. Partial: `1/(x·ln 10)`.
 #[inline]
 #[must_use]
-pub fn log10(x: f64) -> (f64, f64) {
-    (x.log10(), (x * core::f64::consts::LN_10).recip())
+pub fn log10<R: Real>(x: R) -> (R, R) {
+    (x.log10(), (x * R::LN_10).recip())
 }
 
 /// `x.log(base)`. Partials: `(1/(x·ln b), -log_b(x)/(b·ln b))`.
 #[inline]
 #[must_use]
-pub fn log(x: f64, base: f64) -> (f64, f64, f64) {
+pub fn log<R: Real>(x: R, base: R) -> (R, R, R) {
     let value = x.log(base);
     let ln_base = base.ln();
     (value, (x * ln_base).recip(), -value / (base * ln_base))
@@ -216,51 +195,51 @@ pub fn log(x: f64, base: f64) -> (f64, f64, f64) {
 /// `x.sin()`. Partial: `cos x`.
 #[inline]
 #[must_use]
-pub fn sin(x: f64) -> (f64, f64) {
+pub fn sin<R: Real>(x: R) -> (R, R) {
     (x.sin(), x.cos())
 }
 
 /// `x.cos()`. Partial: `-sin x`.
 #[inline]
 #[must_use]
-pub fn cos(x: f64) -> (f64, f64) {
+pub fn cos<R: Real>(x: R) -> (R, R) {
     (x.cos(), -x.sin())
 }
 
 /// `x.tan()`. Partial: `1 + tan²x`.
 #[inline]
 #[must_use]
-pub fn tan(x: f64) -> (f64, f64) {
+pub fn tan<R: Real>(x: R) -> (R, R) {
     let value = x.tan();
-    (value, 1.0 + value * value)
+    (value, R::ONE + value * value)
 }
 
 /// `x.asin()`. Partial: `1/√(1-x²)`.
 #[inline]
 #[must_use]
-pub fn asin(x: f64) -> (f64, f64) {
-    (x.asin(), (1.0 - x * x).sqrt().recip())
+pub fn asin<R: Real>(x: R) -> (R, R) {
+    (x.asin(), (R::ONE - x * x).sqrt().recip())
 }
 
 /// `x.acos()`. Partial: `-1/√(1-x²)`.
 #[inline]
 #[must_use]
-pub fn acos(x: f64) -> (f64, f64) {
-    (x.acos(), -(1.0 - x * x).sqrt().recip())
+pub fn acos<R: Real>(x: R) -> (R, R) {
+    (x.acos(), -(R::ONE - x * x).sqrt().recip())
 }
 
 /// `x.atan()`. Partial: `1/(1+x²)`.
 #[inline]
 #[must_use]
-pub fn atan(x: f64) -> (f64, f64) {
-    (x.atan(), (1.0 + x * x).recip())
+pub fn atan<R: Real>(x: R) -> (R, R) {
+    (x.atan(), (R::ONE + x * x).recip())
 }
 
 /// `y.atan2(x)` (the angle of the point `(x, y)`). Partials: `(x/(x²+y²), -y/(x²+y²))`,
 /// with respect to `y` then `x`, the order of the arguments.
 #[inline]
 #[must_use]
-pub fn atan2(y: f64, x: f64) -> (f64, f64, f64) {
+pub fn atan2<R: Real>(y: R, x: R) -> (R, R, R) {
     let inv = (x * x + y * y).recip();
     (y.atan2(x), x * inv, -y * inv)
 }
@@ -268,56 +247,56 @@ pub fn atan2(y: f64, x: f64) -> (f64, f64, f64) {
 /// `x.sinh()`. Partial: `cosh x`.
 #[inline]
 #[must_use]
-pub fn sinh(x: f64) -> (f64, f64) {
+pub fn sinh<R: Real>(x: R) -> (R, R) {
     (x.sinh(), x.cosh())
 }
 
 /// `x.cosh()`. Partial: `sinh x`.
 #[inline]
 #[must_use]
-pub fn cosh(x: f64) -> (f64, f64) {
+pub fn cosh<R: Real>(x: R) -> (R, R) {
     (x.cosh(), x.sinh())
 }
 
 /// `x.tanh()`. Partial: `1 - tanh²x`.
 #[inline]
 #[must_use]
-pub fn tanh(x: f64) -> (f64, f64) {
+pub fn tanh<R: Real>(x: R) -> (R, R) {
     let value = x.tanh();
-    (value, 1.0 - value * value)
+    (value, R::ONE - value * value)
 }
 
 /// `x.asinh()`. Partial: `1/√(x²+1)`.
 #[inline]
 #[must_use]
-pub fn asinh(x: f64) -> (f64, f64) {
-    (x.asinh(), (x * x + 1.0).sqrt().recip())
+pub fn asinh<R: Real>(x: R) -> (R, R) {
+    (x.asinh(), (x * x + R::ONE).sqrt().recip())
 }
 
 /// `x.acosh()`. Partial: `1/√(x²-1)`.
 #[inline]
 #[must_use]
-pub fn acosh(x: f64) -> (f64, f64) {
-    (x.acosh(), (x * x - 1.0).sqrt().recip())
+pub fn acosh<R: Real>(x: R) -> (R, R) {
+    (x.acosh(), (x * x - R::ONE).sqrt().recip())
 }
 
 /// `x.atanh()`. Partial: `1/(1-x²)`.
 #[inline]
 #[must_use]
-pub fn atanh(x: f64) -> (f64, f64) {
-    (x.atanh(), (1.0 - x * x).recip())
+pub fn atanh<R: Real>(x: R) -> (R, R) {
+    (x.atanh(), (R::ONE - x * x).recip())
 }
 
 /// `x.abs()`. Partial: `sign x`, with the subgradient `abs'(0) = 0`.
 #[inline]
 #[must_use]
-pub fn abs(x: f64) -> (f64, f64) {
-    let partial = if x > 0.0 {
-        1.0
-    } else if x < 0.0 {
-        -1.0
+pub fn abs<R: Real>(x: R) -> (R, R) {
+    let partial = if x > R::ZERO {
+        R::ONE
+    } else if x < R::ZERO {
+        -R::ONE
     } else {
-        0.0
+        R::ZERO
     };
     (x.abs(), partial)
 }
@@ -325,16 +304,19 @@ pub fn abs(x: f64) -> (f64, f64) {
 /// `x.relu()` = `max(x, 0)`. Partial: 1 for `x > 0`, else 0 (subgradient `relu'(0) = 0`).
 #[inline]
 #[must_use]
-pub fn relu(x: f64) -> (f64, f64) {
-    (crate::F64Ext::relu(x), if x > 0.0 { 1.0 } else { 0.0 })
+pub fn relu<R: Real>(x: R) -> (R, R) {
+    (
+        crate::ext::relu(x),
+        if x > R::ZERO { R::ONE } else { R::ZERO },
+    )
 }
 
 /// `x.sigmoid()` = `1/(1+e⁻ˣ)`. Partial: `σ(x)·(1-σ(x))`.
 #[inline]
 #[must_use]
-pub fn sigmoid(x: f64) -> (f64, f64) {
-    let value = crate::F64Ext::sigmoid(x);
-    (value, value * (1.0 - value))
+pub fn sigmoid<R: Real>(x: R) -> (R, R) {
+    let value = crate::ext::sigmoid(x);
+    (value, value * (R::ONE - value))
 }
 
 /// `x.max(y)`. Partials: `(1, 0)` when `x >= y` (a tie goes to the first argument),
@@ -342,13 +324,9 @@ pub fn sigmoid(x: f64) -> (f64, f64) {
 /// adjoint.
 #[inline]
 #[must_use]
-pub fn max(x: f64, y: f64) -> (f64, f64, f64) {
+pub fn max<R: Real>(x: R, y: R) -> (R, R, R) {
     let first = x >= y || y.is_nan();
-    (
-        x.max(y),
-        f64::from(u8::from(first)),
-        f64::from(u8::from(!first)),
-    )
+    (x.max(y), R::from_bool(first), R::from_bool(!first))
 }
 
 /// `x.min(y)`. Partials: `(1, 0)` when `x <= y` (a tie goes to the first argument),
@@ -356,19 +334,15 @@ pub fn max(x: f64, y: f64) -> (f64, f64, f64) {
 /// adjoint.
 #[inline]
 #[must_use]
-pub fn min(x: f64, y: f64) -> (f64, f64, f64) {
+pub fn min<R: Real>(x: R, y: R) -> (R, R, R) {
     let first = x <= y || y.is_nan();
-    (
-        x.min(y),
-        f64::from(u8::from(first)),
-        f64::from(u8::from(!first)),
-    )
+    (x.min(y), R::from_bool(first), R::from_bool(!first))
 }
 
 /// `x.hypot(y)` = `√(x²+y²)`. Partials: `(x/h, y/h)`.
 #[inline]
 #[must_use]
-pub fn hypot(x: f64, y: f64) -> (f64, f64, f64) {
+pub fn hypot<R: Real>(x: R, y: R) -> (R, R, R) {
     let value = x.hypot(y);
     let inv = value.recip();
     (value, x * inv, y * inv)
@@ -377,57 +351,57 @@ pub fn hypot(x: f64, y: f64) -> (f64, f64, f64) {
 /// `x.mul_add(a, b)` = `x·a + b` with one rounding. Partials: `(a, x, 1)`.
 #[inline]
 #[must_use]
-pub fn mul_add(x: f64, a: f64, b: f64) -> (f64, f64, f64, f64) {
-    (x.mul_add(a, b), a, x, 1.0)
+pub fn mul_add<R: Real>(x: R, a: R, b: R) -> (R, R, R, R) {
+    (x.mul_add(a, b), a, x, R::ONE)
 }
 
 /// `x.floor()`. Partial: 0 (piecewise constant).
 #[inline]
 #[must_use]
-pub fn floor(x: f64) -> (f64, f64) {
-    (x.floor(), 0.0)
+pub fn floor<R: Real>(x: R) -> (R, R) {
+    (x.floor(), R::ZERO)
 }
 
 /// `x.ceil()`. Partial: 0 (piecewise constant).
 #[inline]
 #[must_use]
-pub fn ceil(x: f64) -> (f64, f64) {
-    (x.ceil(), 0.0)
+pub fn ceil<R: Real>(x: R) -> (R, R) {
+    (x.ceil(), R::ZERO)
 }
 
 /// `x.round()`. Partial: 0 (piecewise constant).
 #[inline]
 #[must_use]
-pub fn round(x: f64) -> (f64, f64) {
-    (x.round(), 0.0)
+pub fn round<R: Real>(x: R) -> (R, R) {
+    (x.round(), R::ZERO)
 }
 
 /// `x.trunc()`. Partial: 0 (piecewise constant).
 #[inline]
 #[must_use]
-pub fn trunc(x: f64) -> (f64, f64) {
-    (x.trunc(), 0.0)
+pub fn trunc<R: Real>(x: R) -> (R, R) {
+    (x.trunc(), R::ZERO)
 }
 
 /// `x.signum()`. Partial: 0 (piecewise constant).
 #[inline]
 #[must_use]
-pub fn signum(x: f64) -> (f64, f64) {
-    (x.signum(), 0.0)
+pub fn signum<R: Real>(x: R) -> (R, R) {
+    (x.signum(), R::ZERO)
 }
 
 /// `x.to_degrees()`. Partial: `180/π`.
 #[inline]
 #[must_use]
-pub fn to_degrees(x: f64) -> (f64, f64) {
-    (x.to_degrees(), 180.0 / core::f64::consts::PI)
+pub fn to_degrees<R: Real>(x: R) -> (R, R) {
+    (x.to_degrees(), R::from_i32(180) / R::PI)
 }
 
 /// `x.to_radians()`. Partial: `π/180`.
 #[inline]
 #[must_use]
-pub fn to_radians(x: f64) -> (f64, f64) {
-    (x.to_radians(), core::f64::consts::PI / 180.0)
+pub fn to_radians<R: Real>(x: R) -> (R, R) {
+    (x.to_radians(), R::PI / R::from_i32(180))
 }
 
 /// `x.clamp(lo, hi)`. Partials with respect to `(x, lo, hi)`: `(1, 0, 0)` inside
@@ -435,13 +409,13 @@ pub fn to_radians(x: f64) -> (f64, f64) {
 /// gets 1.
 #[inline]
 #[must_use]
-pub fn clamp(x: f64, lo: f64, hi: f64) -> (f64, f64, f64, f64) {
+pub fn clamp<R: Real>(x: R, lo: R, hi: R) -> (R, R, R, R) {
     let value = x.clamp(lo, hi);
     if x < lo {
-        (value, 0.0, 1.0, 0.0)
+        (value, R::ZERO, R::ONE, R::ZERO)
     } else if x > hi {
-        (value, 0.0, 0.0, 1.0)
+        (value, R::ZERO, R::ZERO, R::ONE)
     } else {
-        (value, 1.0, 0.0, 0.0)
+        (value, R::ONE, R::ZERO, R::ZERO)
     }
 }

@@ -1,0 +1,221 @@
+//! [`Real`]: the floating-point types the derivative [`rules`](crate::rules) are written
+//! for, `f64` and `f32`.
+
+use core::fmt::Debug;
+use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
+
+mod sealed {
+    /// Only `f64` and `f32` are [`Real`](super::Real).
+    pub trait Sealed {}
+    impl Sealed for f64 {}
+    impl Sealed for f32 {}
+}
+
+/// A floating-point type that `#[grad]` and the [`rules`](crate::rules) compute in: `f64`
+/// or `f32`. Sealed: no other type implements it.
+///
+/// Every method is the inherent method of the same name of the standard library's type
+/// (`Real::tanh(x)` is `f64::tanh(x)` for an `f64`), so a rule computes its value exactly
+/// as the operation it stands for, bit for bit, in the type it is given: an `f32` rule
+/// runs in `f32`, never through `f64`.
+///
+/// Why a trait of our own rather than `num_traits::Float`: the rules need some forty
+/// operations and five constants, and the promise that each is *the* standard library's
+/// operation. `num-traits` implements its `Float` through `libm` when its `std` feature
+/// is off (which any crate in a build can arrange), whose results may differ in the last
+/// bit from `std`'s; and its `Float` is open to other types, for which that promise cannot
+/// be made. A sealed trait of our own keeps the runtime free of dependencies, names
+/// exactly what the rules use, and can grow without breaking anyone.
+///
+/// ```
+/// use autodiff_runtime::{rules::generic, Real};
+/// fn double_tanh<R: Real>(x: R) -> R {
+///     let (value, _) = generic::tanh(x);
+///     value + value
+/// }
+/// assert_eq!(double_tanh(0.5f32), 2.0 * 0.5f32.tanh());
+/// assert_eq!(double_tanh(0.5f64), 2.0 * 0.5f64.tanh());
+/// ```
+pub trait Real:
+    sealed::Sealed
+    + Copy
+    + Default
+    + Debug
+    + PartialEq
+    + PartialOrd
+    + Send
+    + Sync
+    + 'static
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Neg<Output = Self>
+    + AddAssign
+    + SubAssign
+    + MulAssign
+    + DivAssign
+{
+    /// `0.0`.
+    const ZERO: Self;
+    /// `1.0`.
+    const ONE: Self;
+    /// `0.5`.
+    const HALF: Self;
+    /// π.
+    const PI: Self;
+    /// ln 2.
+    const LN_2: Self;
+    /// ln 10.
+    const LN_10: Self;
+    /// The name of the type, `"f64"` or `"f32"`.
+    const NAME: &'static str;
+
+    /// The integer `n` in this type (rounded to the nearest `f32` beyond 2²⁴).
+    fn from_i32(n: i32) -> Self;
+    /// `0.0` or `1.0`.
+    fn from_bool(b: bool) -> Self;
+    /// Whether `self` is `NaN`.
+    fn is_nan(self) -> bool;
+    /// `1/self`.
+    fn recip(self) -> Self;
+    /// `self` to an integer power.
+    fn powi(self, n: i32) -> Self;
+    /// `self` to a real power.
+    fn powf(self, n: Self) -> Self;
+    /// The square root.
+    fn sqrt(self) -> Self;
+    /// The cube root.
+    fn cbrt(self) -> Self;
+    /// `eˢᵉˡᶠ`.
+    fn exp(self) -> Self;
+    /// `2ˢᵉˡᶠ`.
+    fn exp2(self) -> Self;
+    /// `eˢᵉˡᶠ - 1`, accurate near 0.
+    fn exp_m1(self) -> Self;
+    /// The natural logarithm.
+    fn ln(self) -> Self;
+    /// `ln(1 + self)`, accurate near 0.
+    fn ln_1p(self) -> Self;
+    /// The base-2 logarithm.
+    fn log2(self) -> Self;
+    /// The base-10 logarithm.
+    fn log10(self) -> Self;
+    /// The logarithm in base `base`.
+    fn log(self, base: Self) -> Self;
+    /// The sine.
+    fn sin(self) -> Self;
+    /// The cosine.
+    fn cos(self) -> Self;
+    /// The tangent.
+    fn tan(self) -> Self;
+    /// The arcsine.
+    fn asin(self) -> Self;
+    /// The arccosine.
+    fn acos(self) -> Self;
+    /// The arctangent.
+    fn atan(self) -> Self;
+    /// The angle of the point `(other, self)`.
+    fn atan2(self, other: Self) -> Self;
+    /// The hyperbolic sine.
+    fn sinh(self) -> Self;
+    /// The hyperbolic cosine.
+    fn cosh(self) -> Self;
+    /// The hyperbolic tangent.
+    fn tanh(self) -> Self;
+    /// The inverse hyperbolic sine.
+    fn asinh(self) -> Self;
+    /// The inverse hyperbolic cosine.
+    fn acosh(self) -> Self;
+    /// The inverse hyperbolic tangent.
+    fn atanh(self) -> Self;
+    /// The absolute value.
+    fn abs(self) -> Self;
+    /// The larger of two numbers, ignoring `NaN`.
+    fn max(self, other: Self) -> Self;
+    /// The smaller of two numbers, ignoring `NaN`.
+    fn min(self, other: Self) -> Self;
+    /// `√(self² + other²)`.
+    fn hypot(self, other: Self) -> Self;
+    /// `self·a + b` with one rounding.
+    fn mul_add(self, a: Self, b: Self) -> Self;
+    /// The largest integer not above `self`.
+    fn floor(self) -> Self;
+    /// The smallest integer not below `self`.
+    fn ceil(self) -> Self;
+    /// The nearest integer, half-way cases away from 0.
+    fn round(self) -> Self;
+    /// The integer part.
+    fn trunc(self) -> Self;
+    /// The sign: `1.0`, `-1.0` or `NaN`.
+    fn signum(self) -> Self;
+    /// Radians to degrees.
+    fn to_degrees(self) -> Self;
+    /// Degrees to radians.
+    fn to_radians(self) -> Self;
+    /// `self` restricted to `[lo, hi]`.
+    fn clamp(self, lo: Self, hi: Self) -> Self;
+}
+
+macro_rules! real {
+    ($t:ident) => {
+        impl Real for $t {
+            const ZERO: Self = 0.0;
+            const ONE: Self = 1.0;
+            const HALF: Self = 0.5;
+            const PI: Self = core::$t::consts::PI;
+            const LN_2: Self = core::$t::consts::LN_2;
+            const LN_10: Self = core::$t::consts::LN_10;
+            const NAME: &'static str = stringify!($t);
+
+            #[inline]
+            #[allow(clippy::cast_precision_loss, clippy::cast_lossless)]
+            fn from_i32(n: i32) -> Self {
+                n as $t
+            }
+            #[inline]
+            fn from_bool(b: bool) -> Self {
+                if b {
+                    1.0
+                } else {
+                    0.0
+                }
+            }
+            #[inline]
+            fn is_nan(self) -> bool {
+                <$t>::is_nan(self)
+            }
+            #[inline]
+            fn powi(self, n: i32) -> Self {
+                <$t>::powi(self, n)
+            }
+            real!(@unary $t: recip sqrt cbrt exp exp2 exp_m1 ln ln_1p log2 log10 sin cos tan
+                asin acos atan sinh cosh tanh asinh acosh atanh abs floor ceil round trunc
+                signum to_degrees to_radians);
+            real!(@binary $t: powf log atan2 max min hypot);
+            #[inline]
+            fn mul_add(self, a: Self, b: Self) -> Self {
+                <$t>::mul_add(self, a, b)
+            }
+            #[inline]
+            fn clamp(self, lo: Self, hi: Self) -> Self {
+                <$t>::clamp(self, lo, hi)
+            }
+        }
+    };
+    (@unary $t:ident: $($name:ident)*) => {$(
+        #[inline]
+        fn $name(self) -> Self {
+            <$t>::$name(self)
+        }
+    )*};
+    (@binary $t:ident: $($name:ident)*) => {$(
+        #[inline]
+        fn $name(self, other: Self) -> Self {
+            <$t>::$name(self, other)
+        }
+    )*};
+}
+
+real!(f64);
+real!(f32);
