@@ -128,6 +128,7 @@ macro_rules! assert_gradient {
 #[doc(hidden)]
 pub mod __private {
     pub use autodiff_macros::__grad_resume as grad_resume;
+    pub use autodiff_runtime::differentiable_probe as probe;
     pub use autodiff_runtime::{loops, rules, Differentiable, F64Ext, Flat, Workspace};
 }
 

@@ -49,6 +49,10 @@ pub struct Function {
     /// The float type it computes in, `f64` or `f32`: every real parameter, local, partial,
     /// adjoint and saved value has it.
     pub real: Float,
+    /// A method marked alone whose `self` is a constant only because `#[grad]` cannot see
+    /// its type (no `wrt(..)`): the generated code checks that the type does not derive
+    /// `Differentiable` (then the user meant to differentiate it), with the span of `self`.
+    pub probe_self: Option<proc_macro2::Span>,
     /// A method or associated function (of an `impl` block marked `#[grad]`): the
     /// functions it generates are reached through `Self::`.
     pub in_impl: bool,

@@ -214,6 +214,73 @@ tuple_impls! {
     (A 0, B 1, C 2, D 3, E 4, F 5)
 }
 
+/// Code that `#[grad]` generates for a method marked alone (whose `self` it treats as a
+/// constant) uses these to reject, at compile time, a `self` whose type derives
+/// [`Differentiable`]: the user meant to differentiate it, which needs `#[grad]` on the
+/// `impl` block too. Not a public API.
+#[doc(hidden)]
+pub mod probe {
+    use super::Differentiable;
+    use core::marker::PhantomData;
+
+    /// Stands for the type of `self`.
+    pub struct SelfProbe<T: ?Sized>(PhantomData<T>);
+
+    impl<T: ?Sized> SelfProbe<T> {
+        /// The probe of `T`.
+        #[must_use]
+        pub fn new() -> Self {
+            SelfProbe(PhantomData)
+        }
+    }
+
+    impl<T: ?Sized> Default for SelfProbe<T> {
+        fn default() -> Self {
+            Self::new()
+        }
+    }
+
+    /// The type of `self` derives `Differentiable`.
+    pub struct DerivesDifferentiable;
+    /// The type of `self` does not: it is a constant, as the method asks.
+    pub struct NotDifferentiable;
+
+    /// Chosen by method resolution when `T: Differentiable` (a method on `SelfProbe<T>`
+    /// itself is found before one on `&SelfProbe<T>`).
+    pub trait Derives {
+        /// What the type of `self` is.
+        fn probe(&self) -> DerivesDifferentiable {
+            DerivesDifferentiable
+        }
+    }
+    impl<T: Differentiable> Derives for SelfProbe<T> {}
+
+    /// Chosen otherwise.
+    pub trait DoesNotDerive {
+        /// What the type of `self` is.
+        fn probe(&self) -> NotDifferentiable {
+            NotDifferentiable
+        }
+    }
+    impl<T: ?Sized> DoesNotDerive for &SelfProbe<T> {}
+
+    /// Implemented only for [`NotDifferentiable`].
+    #[diagnostic::on_unimplemented(
+        message = "#[grad] on a method alone treats `self` as a constant, but its type derives \
+                   `Differentiable`",
+        label = "`self` would get no partial here",
+        note = "put `#[grad]` on the `impl` block too, to differentiate with respect to \
+                `self`: `#[grad] impl Model {{ #[grad] fn loss(&self, …) … }}`",
+        note = "or keep `self` constant on purpose by naming the other parameters: \
+                `#[grad(wrt(x, …))]`"
+    )]
+    pub trait ConstantSelf {}
+    impl ConstantSelf for NotDifferentiable {}
+
+    /// Compiles only for a `self` that is meant to be a constant.
+    pub fn constant_self<P: ConstantSelf>(_: P) {}
+}
+
 #[cfg(test)]
 mod tests {
     use super::Differentiable;

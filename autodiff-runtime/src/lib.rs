@@ -20,6 +20,8 @@ mod tape;
 mod value;
 mod workspace;
 
+#[doc(hidden)]
+pub use differentiable::probe as differentiable_probe;
 pub use differentiable::Differentiable;
 pub use error::DomainError;
 pub use ext::F64Ext;

@@ -15,3 +15,22 @@ impl Model {
 }
 
 fn main() {}
+
+#[derive(Differentiable)]
+struct Derived {
+    w: f64,
+}
+
+impl Derived {
+    // `self` derives `Differentiable`, but a method marked alone cannot differentiate it.
+    #[grad]
+    fn g(&self, x: f64) -> f64 {
+        self.w * x
+    }
+
+    // Keeping it constant on purpose is fine.
+    #[grad(wrt(x))]
+    fn h(&self, x: f64) -> f64 {
+        self.w * x
+    }
+}

@@ -278,8 +278,20 @@ fn sweep(function: &Function, activity: &Activity, seed: TokenStream) -> Sweep {
     } else {
         (TokenStream::new(), TokenStream::new())
     };
+    let probe = function.probe_self.map(|span| {
+        quote_spanned! {span=>
+            {
+                #[allow(unused_imports)]
+                use ::autodiff::__private::probe::{Derives as _, DoesNotDerive as _};
+                ::autodiff::__private::probe::constant_self(
+                    (&::autodiff::__private::probe::SelfProbe::<Self>::new()).probe(),
+                );
+            }
+        }
+    });
     Sweep {
         code: quote! {
+            #probe
             #(#items)*
             #take
             #(#tapes)*

@@ -56,6 +56,7 @@ pub fn lower(original: ItemFn, args: &GradArgs, context: &Context) -> syn::Resul
         None => (0..params.len()).filter(|&i| params[i].wrt).collect(),
     };
     let outputs = lowering.outputs;
+    let probe_self = lowering.probe_self;
     let real = lowering.float;
     let Lowering {
         vars,
@@ -72,6 +73,7 @@ pub fn lower(original: ItemFn, args: &GradArgs, context: &Context) -> syn::Resul
         params,
         fields,
         in_impl: context.self_ty.is_some(),
+        probe_self,
         outputs,
         real,
         wrt,
@@ -171,6 +173,8 @@ struct Lowering {
     constant_self: bool,
     /// How many numbers the function returns (a tuple for more than one).
     outputs: usize,
+    /// See [`Function::probe_self`].
+    probe_self: Option<Span>,
     /// The float type the function computes in, read from its signature.
     float: Float,
     /// Whether the return type was rejected (the returned value is then not checked).

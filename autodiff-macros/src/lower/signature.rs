@@ -277,6 +277,9 @@ impl Lowering {
         if !differentiates_self(args, self_ty) {
             // A constant `self`: its fields are read as written (see `expr`).
             self.constant_self = true;
+            if is_self(self_ty) && args.wrt.is_none() {
+                self.probe_self = Some(receiver.self_token.span);
+            }
             let var = self.declare(&ident, VarKind::Int, Vec::new(), Num::Unknown);
             self.vars[var].is_param = true;
             self.structs.push(var);
