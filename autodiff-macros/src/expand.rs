@@ -33,7 +33,7 @@ pub fn grad(args: TokenStream, item: TokenStream) -> TokenStream {
     // An associated function marked alone is recognised by its use of `Self` (its
     // generated functions call each other through `Self::`).
     let method = matches!(function.sig.inputs.first(), Some(FnArg::Receiver(_)))
-        || mentions_self(quote!(#function));
+        || crate::types::mentions(&quote!(#function), &|ident| ident == "Self");
     let self_ty = method.then(|| syn::parse_quote!(Self));
     let original = unused_allowed(function.clone());
     let state = State {
@@ -121,15 +121,6 @@ fn methods(args: TokenStream, mut block: ItemImpl) -> TokenStream {
 fn unused_allowed(mut function: ItemFn) -> ItemFn {
     function.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
     function
-}
-
-/// Whether tokens use `Self`.
-fn mentions_self(tokens: TokenStream) -> bool {
-    tokens.into_iter().any(|token| match token {
-        proc_macro2::TokenTree::Ident(ident) => ident == "Self",
-        proc_macro2::TokenTree::Group(group) => mentions_self(group.stream()),
-        _ => false,
-    })
 }
 
 /// `#[grad]`, `#[grad(..)]`, `#[autodiff::grad]`, …

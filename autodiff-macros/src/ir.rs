@@ -400,6 +400,20 @@ impl Stmt {
     }
 }
 
+impl Function {
+    /// The field of a struct parameter that a variable stands for, if any.
+    pub fn field(&self, var: VarId) -> Option<&FieldParam> {
+        self.fields.iter().find(|f| f.var == var)
+    }
+
+    /// The struct parameter (an index into `params`) whose variable this is, if any.
+    pub fn struct_param(&self, var: VarId) -> Option<usize> {
+        self.params
+            .iter()
+            .position(|p| p.var == var && p.strukt.is_some())
+    }
+}
+
 /// Whether a node can be computed again in the reverse sweep: it reads only constants and
 /// integer variables (no `f64` value, no call, no condition). Indices and integer locals
 /// must be, since the reverse sweep recomputes them instead of saving them.

@@ -182,3 +182,12 @@ pub fn slice_element(ty: &Type, float: Float) -> Option<Vec<TokenStream>> {
         array_dims(element, float)
     }
 }
+
+/// Whether tokens contain, at any depth, an identifier that `wanted` accepts.
+pub fn mentions(tokens: &TokenStream, wanted: &impl Fn(&proc_macro2::Ident) -> bool) -> bool {
+    tokens.clone().into_iter().any(|token| match token {
+        proc_macro2::TokenTree::Ident(ident) => wanted(&ident),
+        proc_macro2::TokenTree::Group(group) => mentions(&group.stream(), wanted),
+        _ => false,
+    })
+}

@@ -68,7 +68,7 @@ impl Generator<'_> {
 
     pub(super) fn adjoint_declaration(&self, var: VarId) -> TokenStream {
         let v = &self.function.vars[var];
-        let field = self.function.fields.iter().any(|f| f.var == var);
+        let field = self.function.field(var).is_some();
         if !self.activity.var(var) || (v.is_param && v.slice) || field {
             // A slice's adjoint is the caller's buffer, a parameter of `_grad_into`; a
             // field's is the same field of the caller's buffer for its struct.
@@ -512,7 +512,12 @@ impl Generator<'_> {
                 }
                 CallArg::Whole { place, .. } => {
                     values.push(self.call_arg(id, position, arg));
-                    let Some((scratch, adjoint, slice)) = self.whole_buffer(place) else {
+                    let Some(WholeBuffer {
+                        scratch,
+                        adjoint,
+                        whole_slice,
+                    }) = self.whole_buffer(place)
+                    else {
                         continue;
                     };
                     match adjoint {
@@ -529,7 +534,7 @@ impl Generator<'_> {
                                 Ident::new(&format!("__vjp_{id}_{position}"), Span::mixed_site());
                             declarations.extend(quote!(let mut #temporary = #scratch;));
                             buffers.push(quote!(&mut #temporary));
-                            after.extend(if slice {
+                            after.extend(if whole_slice {
                                 quote!(::autodiff::__private::Flat::add_to(&#temporary[..], #adjoint);)
                             } else if self.function.real != Float::F64 {
                                 // Numbers and arrays only (no structs of `f32`).
@@ -551,24 +556,19 @@ impl Generator<'_> {
     /// The variable whose adjoint holds this one's: a struct parameter's for its fields,
     /// else itself.
     fn adjoint_root(&self, var: VarId) -> VarId {
-        match self.function.fields.iter().find(|f| f.var == var) {
+        match self.function.field(var) {
             Some(field) => self.function.params[field.param].var,
             None => var,
         }
     }
 
-    /// What the pullback adds the partial of a whole argument into: `Some((scratch,
-    /// adjoint))`, a zero value of its shape and `&mut` its adjoint (`None` for a constant
-    /// one); `None` for integers, which get no buffer.
-    #[allow(clippy::type_complexity)]
-    fn whole_buffer(&self, place: &Place) -> Option<(TokenStream, Option<TokenStream>, bool)> {
+    /// What the pullback adds the partial of a whole argument into (`None` for integers,
+    /// which get no buffer).
+    fn whole_buffer(&self, place: &Place) -> Option<WholeBuffer> {
         let function = self.function;
         let var = &function.vars[place.var];
-        let is_struct = function
-            .params
-            .iter()
-            .any(|p| p.var == place.var && p.strukt.is_some())
-            || self.is_struct_field(place.var);
+        let is_struct = function.struct_param(place.var).is_some()
+            || function.field(place.var).is_some_and(|f| f.strukt);
         if var.kind != VarKind::Real && !is_struct {
             return None;
         }
@@ -587,24 +587,28 @@ impl Generator<'_> {
             let left = rank.saturating_sub(place.indices.len()).min(var.dims.len());
             zeros(self.function.real, &var.dims[var.dims.len() - left..])
         };
-        if !self.activity.var(place.var) {
-            return Some((scratch, None, whole_slice));
-        }
-        let param = function
-            .params
-            .iter()
-            .position(|p| p.var == place.var && p.strukt.is_some());
-        let adjoint = if let Some(param) = param {
-            let buffer = output_slot(function, param);
-            quote!(&mut *#buffer)
-        } else {
+        let adjoint = self.activity.var(place.var).then(|| {
             let adjoint = self.place(place, self.adjoint_var(place.var));
             if whole_slice {
                 quote!(&mut #adjoint[..])
             } else {
                 quote!(&mut #adjoint)
             }
-        };
-        Some((scratch, Some(adjoint), whole_slice))
+        });
+        Some(WholeBuffer {
+            scratch,
+            adjoint,
+            whole_slice,
+        })
     }
+}
+
+/// Where the pullback adds the partial of an argument passed whole.
+struct WholeBuffer {
+    /// A zero value of the argument's shape.
+    scratch: TokenStream,
+    /// `&mut` the argument's adjoint, or `None` for a constant argument.
+    adjoint: Option<TokenStream>,
+    /// The argument is a whole slice (`&mut adjoint[..]`, scratch a `Vec`).
+    whole_slice: bool,
 }

@@ -13,7 +13,7 @@ impl Generator<'_> {
     /// parameter is read through it (`m.layer.w`).
     pub(super) fn var_slot(&self, var: VarId) -> TokenStream {
         let v = &self.function.vars[var];
-        if let Some(field) = self.function.fields.iter().find(|f| f.var == var) {
+        if let Some(field) = self.function.field(var) {
             let param = &self.function.params[field.param].ident;
             let access = &field.access;
             return quote!(#param #access);
@@ -27,21 +27,18 @@ impl Generator<'_> {
         slot("var", var).into_token_stream()
     }
 
-    /// Whether a variable is a field of a struct parameter that holds a struct itself.
-    pub(super) fn is_struct_field(&self, var: VarId) -> bool {
-        self.function
-            .fields
-            .iter()
-            .any(|f| f.var == var && f.strukt)
-    }
-
-    /// The adjoint of a variable: its slot, or for a field of a struct parameter the same
-    /// field of the parameter's buffer in `_grad_into` (`d_m.layer.w`).
+    /// The adjoint of a variable: its slot; for a struct parameter its buffer in
+    /// `_grad_into` (`(*d_m)`), and for a field of one the same field of that buffer
+    /// (`d_m.layer.w`).
     pub(super) fn adjoint_var(&self, var: VarId) -> TokenStream {
-        if let Some(field) = self.function.fields.iter().find(|f| f.var == var) {
+        if let Some(field) = self.function.field(var) {
             let buffer = output_slot(self.function, field.param);
             let access = &field.access;
             return quote!(#buffer #access);
+        }
+        if let Some(param) = self.function.struct_param(var) {
+            let buffer = output_slot(self.function, param);
+            return quote!((*#buffer));
         }
         slot("adjoint_var", var).into_token_stream()
     }

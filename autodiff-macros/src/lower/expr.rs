@@ -721,30 +721,33 @@ impl Lowering {
     /// Whether a call argument is passed whole: a struct, or an array or slice parameter
     /// (or a row of one) with fewer indices than it has dimensions.
     fn is_whole(&self, expr: &Expr) -> bool {
-        let (expr, _) = whole_expr(expr);
-        if self.is_struct(expr) {
-            return true;
-        }
+        self.whole_arg(expr).is_some()
+    }
+
+    /// A call argument passed whole, taken apart; `None` for a number.
+    fn whole_arg<'e>(&self, arg: &'e Expr) -> Option<WholeArg<'e>> {
+        let (expr, reference) = whole_expr(arg);
         let (base, indices) = split_index(expr);
         let Expr::Path(path) = control::strip(base) else {
-            return false;
+            return None;
         };
-        let Some(var) = path
-            .path
-            .get_ident()
-            .and_then(|ident| self.scopes.lookup(ident))
-        else {
-            return false;
+        let ident = path.path.get_ident()?;
+        let var = self.scopes.lookup(ident)?;
+        let rank = |v: &Var| v.dims.len() + usize::from(v.slice);
+        let whole = if self.structs.contains(&var) {
+            self.vars[var].is_param && indices.is_empty()
+        } else if let Some(alias) = self.aliases.get(&var) {
+            alias.offset.is_none()
+                && alias.prefix.len() + indices.len() < rank(&self.vars[alias.var])
+        } else {
+            rank(&self.vars[var]) > indices.len()
         };
-        let var = match self.aliases.get(&var) {
-            Some(alias) => {
-                let v = &self.vars[alias.var];
-                let rank = v.dims.len() + usize::from(v.slice);
-                return alias.offset.is_none() && alias.prefix.len() + indices.len() < rank;
-            }
-            None => &self.vars[var],
-        };
-        var.dims.len() + usize::from(var.slice) > indices.len()
+        whole.then(|| WholeArg {
+            ident: ident.clone(),
+            var,
+            indices,
+            reference,
+        })
     }
 
     /// A call with arguments passed whole, differentiated through its pullback.
@@ -757,20 +760,16 @@ impl Lowering {
     ) -> NodeId {
         let mut lowered = Vec::with_capacity(args.len());
         for &arg in args {
-            if !self.is_whole(arg) {
+            let Some(WholeArg {
+                ident,
+                var,
+                indices: index_exprs,
+                reference,
+            }) = self.whole_arg(arg)
+            else {
                 let node = self.expr(arg);
                 lowered.push(crate::ir::CallArg::Value(node));
                 continue;
-            }
-            let (expr, reference) = whole_expr(arg);
-            let (base, index_exprs) = split_index(expr);
-            let ident = match control::strip(base) {
-                Expr::Path(path) => path.path.get_ident().cloned(),
-                _ => None,
-            };
-            let Some((ident, var)) = ident.and_then(|i| Some((i.clone(), self.scopes.lookup(&i)?)))
-            else {
-                return self.error(arg, "this argument cannot be passed whole");
             };
             let place = if self.structs.contains(&var) {
                 Place {
@@ -818,6 +817,18 @@ impl Lowering {
             span,
         )
     }
+}
+
+/// An argument passed whole (see [`Lowering::whole_arg`]).
+struct WholeArg<'e> {
+    /// Its name.
+    ident: Ident,
+    /// Its variable.
+    var: VarId,
+    /// Its index expressions, fewer than its dimensions.
+    indices: Vec<&'e Expr>,
+    /// Passed as `&place`.
+    reference: bool,
 }
 
 /// The expression an argument passes whole, and whether it is passed by reference:

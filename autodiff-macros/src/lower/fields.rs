@@ -98,9 +98,7 @@ impl Lowering {
                 FieldKind::Struct(ty) => {
                     // The struct as a whole, for calls (`self.layer.forward(x)`).
                     let binding = Ident::new(&name, ident.span());
-                    let var = self.declare(&binding, VarKind::Real, Vec::new(), Num::Unknown);
-                    self.vars[var].is_param = true;
-                    self.structs.push(var);
+                    let var = self.declare_struct(&binding, VarKind::Real);
                     self.fields.push(FieldParam {
                         param,
                         access: access.clone(),

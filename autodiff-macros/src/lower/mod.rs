@@ -214,12 +214,8 @@ struct LoopContext {
 impl Lowering {
     /// Whether tokens name a const generic parameter.
     pub(super) fn mentions_generic(&self, tokens: &TokenStream) -> bool {
-        tokens.clone().into_iter().any(|token| match token {
-            proc_macro2::TokenTree::Ident(ident) => {
-                self.generic_consts.contains(&ident.to_string())
-            }
-            proc_macro2::TokenTree::Group(group) => self.mentions_generic(&group.stream()),
-            _ => false,
+        crate::types::mentions(tokens, &|ident| {
+            self.generic_consts.contains(&ident.to_string())
         })
     }
 
@@ -235,6 +231,15 @@ impl Lowering {
         let var = self.declare_hidden(kind, num);
         self.vars[var].dims = dims;
         self.scopes.bind(ident, var);
+        var
+    }
+
+    /// The variable of a struct (a parameter, a struct field of one, or `self`), which the
+    /// body passes whole but never reads as a number.
+    pub(super) fn declare_struct(&mut self, ident: &Ident, kind: VarKind) -> VarId {
+        let var = self.declare(ident, kind, Vec::new(), Num::Unknown);
+        self.vars[var].is_param = true;
+        self.structs.push(var);
         var
     }
 

@@ -148,9 +148,7 @@ impl Lowering {
                 continue;
             }
             if let Some(strukt) = strukt {
-                let var = self.declare(&ident, VarKind::Real, Vec::new(), Num::Unknown);
-                self.vars[var].is_param = true;
-                self.structs.push(var);
+                let var = self.declare_struct(&ident, VarKind::Real);
                 self.struct_fields(params.len(), &ident, &strukt, layouts);
                 params.push(Param {
                     ident,
@@ -280,9 +278,7 @@ impl Lowering {
             if is_self(self_ty) && args.wrt.is_none() {
                 self.probe_self = Some(receiver.self_token.span);
             }
-            let var = self.declare(&ident, VarKind::Int, Vec::new(), Num::Unknown);
-            self.vars[var].is_param = true;
-            self.structs.push(var);
+            let var = self.declare_struct(&ident, VarKind::Int);
             return Some(Param {
                 ident,
                 ty,
@@ -310,9 +306,7 @@ impl Lowering {
             );
             return None;
         };
-        let var = self.declare(&ident, VarKind::Real, Vec::new(), Num::Unknown);
-        self.vars[var].is_param = true;
-        self.structs.push(var);
+        let var = self.declare_struct(&ident, VarKind::Real);
         Some(Param {
             ident,
             ty,
