@@ -111,6 +111,33 @@ impl Differentiable for f64 {
     }
 }
 
+/// What arrays and vectors do with their elements, in order.
+mod elements {
+    use super::Differentiable;
+
+    pub fn add_scaled<T: Differentiable>(xs: &mut [T], alpha: f64, ys: &[T]) {
+        for (x, y) in xs.iter_mut().zip(ys) {
+            x.add_scaled(alpha, y);
+        }
+    }
+
+    pub fn param_count<T: Differentiable>(xs: &[T]) -> usize {
+        xs.iter().map(Differentiable::param_count).sum()
+    }
+
+    pub fn for_each<T: Differentiable>(xs: &[T], f: &mut dyn FnMut(f64)) {
+        for x in xs {
+            x.for_each_param(f);
+        }
+    }
+
+    pub fn for_each_mut<T: Differentiable>(xs: &mut [T], f: &mut dyn FnMut(&mut f64)) {
+        for x in xs {
+            x.for_each_param_mut(f);
+        }
+    }
+}
+
 impl<T: Differentiable, const N: usize> Differentiable for [T; N] {
     #[inline]
     fn zero_like(&self) -> Self {
@@ -119,25 +146,19 @@ impl<T: Differentiable, const N: usize> Differentiable for [T; N] {
 
     #[inline]
     fn add_scaled(&mut self, alpha: f64, other: &Self) {
-        for (x, y) in self.iter_mut().zip(other) {
-            x.add_scaled(alpha, y);
-        }
+        elements::add_scaled(self, alpha, other);
     }
 
     fn param_count(&self) -> usize {
-        self.iter().map(Differentiable::param_count).sum()
+        elements::param_count(self)
     }
 
     fn for_each_param(&self, f: &mut dyn FnMut(f64)) {
-        for x in self {
-            x.for_each_param(f);
-        }
+        elements::for_each(self, f);
     }
 
     fn for_each_param_mut(&mut self, f: &mut dyn FnMut(&mut f64)) {
-        for x in self {
-            x.for_each_param_mut(f);
-        }
+        elements::for_each_mut(self, f);
     }
 }
 
@@ -154,25 +175,19 @@ impl<T: Differentiable> Differentiable for Vec<T> {
             self.len(),
             other.len()
         );
-        for (x, y) in self.iter_mut().zip(other) {
-            x.add_scaled(alpha, y);
-        }
+        elements::add_scaled(self, alpha, other);
     }
 
     fn param_count(&self) -> usize {
-        self.iter().map(Differentiable::param_count).sum()
+        elements::param_count(self)
     }
 
     fn for_each_param(&self, f: &mut dyn FnMut(f64)) {
-        for x in self {
-            x.for_each_param(f);
-        }
+        elements::for_each(self, f);
     }
 
     fn for_each_param_mut(&mut self, f: &mut dyn FnMut(&mut f64)) {
-        for x in self {
-            x.for_each_param_mut(f);
-        }
+        elements::for_each_mut(self, f);
     }
 }
 

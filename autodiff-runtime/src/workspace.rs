@@ -349,91 +349,58 @@ impl<T: Flat> Flat for [T] {
     }
 }
 
-impl<T: Flat, const N: usize> Flat for [T; N] {
-    type Real = T::Real;
+/// `Flat` for arrays and vectors: their elements as a slice. (A vector adds element by
+/// element over the shorter of the two lengths.)
+macro_rules! flat_as_slice {
+    ($(impl[$($generics:tt)*] $ty:ty;)*) => {$(
+        impl<$($generics)*> Flat for $ty {
+            type Real = T::Real;
 
-    #[inline]
-    fn push_to(&self, out: &mut Vec<f64>) {
-        self.as_slice().push_to(out);
-    }
+            #[inline]
+            fn push_to(&self, out: &mut Vec<f64>) {
+                self.as_slice().push_to(out);
+            }
 
-    #[inline]
-    fn pop_from(&mut self, from: &mut Vec<f64>) {
-        self.as_mut_slice().pop_from(from);
-    }
+            #[inline]
+            fn pop_from(&mut self, from: &mut Vec<f64>) {
+                self.as_mut_slice().pop_from(from);
+            }
 
-    #[inline]
-    fn add_to(&self, out: &mut Self) {
-        self.as_slice().add_to(out.as_mut_slice());
-    }
+            #[inline]
+            fn add_to(&self, out: &mut Self) {
+                self.as_slice().add_to(out.as_mut_slice());
+            }
 
-    #[inline]
-    fn add_scaled_to(&self, alpha: Self::Real, out: &mut Self) {
-        self.as_slice().add_scaled_to(alpha, out.as_mut_slice());
-    }
+            #[inline]
+            fn add_scaled_to(&self, alpha: Self::Real, out: &mut Self) {
+                self.as_slice().add_scaled_to(alpha, out.as_mut_slice());
+            }
 
-    #[inline]
-    fn flat_len(&self) -> usize {
-        self.as_slice().flat_len()
-    }
+            #[inline]
+            fn flat_len(&self) -> usize {
+                self.as_slice().flat_len()
+            }
 
-    #[inline]
-    fn write_to(&self, out: &mut [f64]) {
-        self.as_slice().write_to(out);
-    }
+            #[inline]
+            fn write_to(&self, out: &mut [f64]) {
+                self.as_slice().write_to(out);
+            }
 
-    #[inline]
-    fn read_from(&mut self, from: &[f64]) {
-        self.as_mut_slice().read_from(from);
-    }
+            #[inline]
+            fn read_from(&mut self, from: &[f64]) {
+                self.as_mut_slice().read_from(from);
+            }
 
-    fn index_path(&self, flat: usize, path: &mut Vec<usize>) {
-        self.as_slice().index_path(flat, path);
-    }
+            fn index_path(&self, flat: usize, path: &mut Vec<usize>) {
+                self.as_slice().index_path(flat, path);
+            }
+        }
+    )*};
 }
 
-impl<T: Flat> Flat for Vec<T> {
-    type Real = T::Real;
-
-    #[inline]
-    fn push_to(&self, out: &mut Vec<f64>) {
-        self.as_slice().push_to(out);
-    }
-
-    #[inline]
-    fn pop_from(&mut self, from: &mut Vec<f64>) {
-        self.as_mut_slice().pop_from(from);
-    }
-
-    /// Adds element by element over the shorter of the two lengths.
-    #[inline]
-    fn add_to(&self, out: &mut Self) {
-        self.as_slice().add_to(out.as_mut_slice());
-    }
-
-    #[inline]
-    fn add_scaled_to(&self, alpha: Self::Real, out: &mut Self) {
-        self.as_slice().add_scaled_to(alpha, out.as_mut_slice());
-    }
-
-    #[inline]
-    fn flat_len(&self) -> usize {
-        self.as_slice().flat_len()
-    }
-
-    #[inline]
-    fn write_to(&self, out: &mut [f64]) {
-        self.as_slice().write_to(out);
-    }
-
-    #[inline]
-    fn read_from(&mut self, from: &[f64]) {
-        self.as_mut_slice().read_from(from);
-    }
-
-    fn index_path(&self, flat: usize, path: &mut Vec<usize>) {
-        self.as_slice().index_path(flat, path);
-    }
+flat_as_slice! {
+    impl[T: Flat, const N: usize] [T; N];
+    impl[T: Flat] Vec<T>;
 }
 
 #[cfg(test)]
