@@ -68,13 +68,14 @@ fn assert_close(actual: &[f64], expected: &[f64], tolerance: f64) {
     assert_all_close(actual, expected, tolerance, "gradient");
 }
 
-/// A layer inside a model inside a model, with constants and a skipped field.
+/// A layer, nested twice in `Net`.
 #[derive(Differentiable, Clone, Debug, PartialEq)]
 pub struct Layer {
     pub w: [[f64; 2]; 2],
     pub b: [f64; 2],
 }
 
+/// Layers inside a model, with constants and skipped fields.
 #[derive(Differentiable, Clone, Debug, PartialEq)]
 pub struct Net {
     pub first: Layer,

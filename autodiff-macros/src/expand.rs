@@ -33,7 +33,7 @@ pub fn grad(args: TokenStream, item: TokenStream) -> TokenStream {
     // An associated function marked alone is recognised by its use of `Self` (its
     // generated functions call each other through `Self::`).
     let method = matches!(function.sig.inputs.first(), Some(FnArg::Receiver(_)))
-        || crate::types::mentions(&quote!(#function), &|ident| ident == "Self");
+        || crate::types::mentions(&item, &|ident| ident == "Self");
     let self_ty = method.then(|| syn::parse_quote!(Self));
     let original = unused_allowed(function.clone());
     let state = State {
