@@ -36,22 +36,27 @@
 //!
 //! assert_gradient!(|&(x, w)| f(x, w), |&(x, w)| f_grad(x, w), &(0.5, [-1.0, 2.0]));
 //! ```
+#![cfg_attr(not(feature = "std"), no_std)]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+#[cfg(feature = "alloc")]
+extern crate alloc;
 extern crate self as autodiff;
 
 pub use autodiff_macros::{grad, Differentiable};
-pub use autodiff_runtime::{
-    calc, check, rules, stop_gradient, Differentiable, DomainError, F64Ext, Gradient, Operand,
-    Real, Tape, Value, Var,
-};
+#[cfg(feature = "std")]
+pub use autodiff_runtime::{calc, check, Gradient, Operand, Tape, Value, Var};
+pub use autodiff_runtime::{rules, stop_gradient, Differentiable, DomainError, F64Ext, Real};
 
 /// Everything a user of `#[grad]` and the engines needs: `use autodiff::prelude::*;`.
+///
+/// It brings [`Real`] into scope too: in a `no_std` crate, where `f64` has no `tanh` of
+/// its own, that is what `x.tanh()` calls.
 pub mod prelude {
-    pub use crate::{
-        assert_gradient, grad, stop_gradient, Differentiable, F64Ext, Tape, Value, Var,
-    };
+    #[cfg(feature = "std")]
+    pub use crate::{assert_gradient, Tape, Value, Var};
+    pub use crate::{grad, stop_gradient, Differentiable, F64Ext, Real};
 }
 
 /// Asserts that a gradient agrees with central finite differences: runs
@@ -99,6 +104,7 @@ pub mod prelude {
 /// // panics: "gradient check failed … worst: `#1` (parameter 1, flat index 1) …"
 /// assert_gradient!(|&(x, y)| f(x, y), |&(x, y)| f_grad(x, y), &(2.0, 0.5));
 /// ```
+#[cfg(feature = "std")]
 #[macro_export]
 macro_rules! assert_gradient {
     ($f:expr, $gradient:expr, $at:expr $(,)?) => {
@@ -129,7 +135,9 @@ macro_rules! assert_gradient {
 pub mod __private {
     pub use autodiff_macros::__grad_resume as grad_resume;
     pub use autodiff_runtime::differentiable_probe as probe;
-    pub use autodiff_runtime::{loops, rules, Differentiable, F64Ext, Flat, Workspace};
+    pub use autodiff_runtime::{loops, rules, Differentiable, F64Ext, Flat};
+    #[cfg(feature = "alloc")]
+    pub use {alloc::vec, autodiff_runtime::Workspace};
 }
 
 /// The README's Rust examples, compiled and run as doc tests.

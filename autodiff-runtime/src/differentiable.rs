@@ -2,6 +2,9 @@
 //! vectors of them, and structs that derive the trait — with the flat view an optimizer
 //! needs.
 
+#[cfg(feature = "alloc")]
+use alloc::vec::Vec;
+
 /// A type whose `f64` contents can be differentiated: `f64`, `[T; N]`, `Vec<T>` of such
 /// `T`, and structs with `#[derive(Differentiable)]`.
 ///
@@ -57,6 +60,7 @@ pub trait Differentiable {
     fn for_each_param_mut(&mut self, f: &mut dyn FnMut(&mut f64));
 
     /// The differentiable numbers, flattened.
+    #[cfg(feature = "alloc")]
     #[must_use]
     fn to_flat_vec(&self) -> Vec<f64> {
         let mut out = Vec::with_capacity(self.param_count());
@@ -141,7 +145,7 @@ mod elements {
 impl<T: Differentiable, const N: usize> Differentiable for [T; N] {
     #[inline]
     fn zero_like(&self) -> Self {
-        std::array::from_fn(|i| self[i].zero_like())
+        core::array::from_fn(|i| self[i].zero_like())
     }
 
     #[inline]
@@ -162,6 +166,7 @@ impl<T: Differentiable, const N: usize> Differentiable for [T; N] {
     }
 }
 
+#[cfg(feature = "alloc")]
 impl<T: Differentiable> Differentiable for Vec<T> {
     fn zero_like(&self) -> Self {
         self.iter().map(Differentiable::zero_like).collect()

@@ -1,6 +1,6 @@
 //! Errors of the dynamic engines.
 
-use std::fmt;
+use core::fmt;
 
 /// An operation was applied outside its domain, for example [`Value::log`](crate::Value::log)
 /// of a number that is not positive.
@@ -22,4 +22,4 @@ impl fmt::Display for DomainError {
     }
 }
 
-impl std::error::Error for DomainError {}
+impl core::error::Error for DomainError {}

@@ -5,10 +5,35 @@
 //!
 //! Most users depend on the `autodiff` facade instead, which re-exports this crate and adds
 //! the `#[grad]` attribute.
+//!
+//! # Features
+//!
+//! - `std` (default): the engines [`Value`] and [`Tape`], [`calc`], the gradient
+//!   [`check`], and the thread-local pool of [`Workspace`]s. Implies `alloc`.
+//! - `alloc`: [`Differentiable`] and [`Flat`] for `Vec`s, and workspaces for loops of
+//!   run-time length (without `std`, each gradient call makes a new one).
+//! - `libm`: the float functions `core` lacks, from the [`libm`](https://docs.rs/libm)
+//!   crate, for `no_std` builds. With `std` on, `std`'s own methods are used.
+//!
+//! Without `std`, the crate is `no_std`, and either `libm` must be on or the build
+//! stops with an error that says so. The [`rules`], [`Real`], [`F64Ext`],
+//! [`Differentiable`] and [`Flat`] work the same in every configuration.
+#![cfg_attr(not(feature = "std"), no_std)]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+#[cfg(feature = "alloc")]
+extern crate alloc;
+
+#[cfg(not(any(feature = "std", feature = "libm")))]
+compile_error!(
+    "autodiff-runtime needs the float functions of `std` or of `libm`: \
+     enable its `std` feature (the default) or, in a `no_std` build, its `libm` feature"
+);
+
+#[cfg(feature = "std")]
 pub mod calc;
+#[cfg(feature = "std")]
 pub mod check;
 mod differentiable;
 mod error;
@@ -16,7 +41,9 @@ mod ext;
 pub mod loops;
 mod real;
 pub mod rules;
+#[cfg(feature = "std")]
 mod tape;
+#[cfg(feature = "std")]
 mod value;
 mod workspace;
 
@@ -26,9 +53,13 @@ pub use differentiable::Differentiable;
 pub use error::DomainError;
 pub use ext::F64Ext;
 pub use real::Real;
+#[cfg(feature = "std")]
 pub use tape::{Gradient, Operand, Tape, Var};
+#[cfg(feature = "std")]
 pub use value::Value;
-pub use workspace::{Flat, Workspace};
+pub use workspace::Flat;
+#[cfg(feature = "alloc")]
+pub use workspace::Workspace;
 
 /// Returns `x` unchanged. Inside a `#[grad]` function the result is treated as a constant:
 /// no gradient flows through it.

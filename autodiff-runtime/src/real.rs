@@ -157,49 +157,79 @@ pub trait Real:
     fn clamp(self, lo: Self, hi: Self) -> Self;
 }
 
+/// The items of `Real` that `core` has, the same with or without `std`.
+macro_rules! real_core {
+    ($t:ident) => {
+        const ZERO: Self = 0.0;
+        const ONE: Self = 1.0;
+        const HALF: Self = 0.5;
+        const PI: Self = core::$t::consts::PI;
+        const LN_2: Self = core::$t::consts::LN_2;
+        const LN_10: Self = core::$t::consts::LN_10;
+        const NAME: &'static str = stringify!($t);
+
+        #[inline]
+        #[allow(clippy::cast_precision_loss, clippy::cast_lossless)]
+        fn from_i32(n: i32) -> Self {
+            n as $t
+        }
+        #[inline]
+        fn from_bool(b: bool) -> Self {
+            if b {
+                1.0
+            } else {
+                0.0
+            }
+        }
+        #[inline]
+        fn is_nan(self) -> bool {
+            <$t>::is_nan(self)
+        }
+        #[inline]
+        fn recip(self) -> Self {
+            <$t>::recip(self)
+        }
+        #[inline]
+        fn to_degrees(self) -> Self {
+            <$t>::to_degrees(self)
+        }
+        #[inline]
+        fn to_radians(self) -> Self {
+            <$t>::to_radians(self)
+        }
+        #[inline]
+        fn max(self, other: Self) -> Self {
+            <$t>::max(self, other)
+        }
+        #[inline]
+        fn min(self, other: Self) -> Self {
+            <$t>::min(self, other)
+        }
+        #[inline]
+        fn clamp(self, lo: Self, hi: Self) -> Self {
+            <$t>::clamp(self, lo, hi)
+        }
+    };
+}
+
+/// `Real` for `f64` and `f32` through `std`'s inherent methods.
+#[cfg(feature = "std")]
 macro_rules! real {
     ($t:ident) => {
         impl Real for $t {
-            const ZERO: Self = 0.0;
-            const ONE: Self = 1.0;
-            const HALF: Self = 0.5;
-            const PI: Self = core::$t::consts::PI;
-            const LN_2: Self = core::$t::consts::LN_2;
-            const LN_10: Self = core::$t::consts::LN_10;
-            const NAME: &'static str = stringify!($t);
+            real_core!($t);
 
-            #[inline]
-            #[allow(clippy::cast_precision_loss, clippy::cast_lossless)]
-            fn from_i32(n: i32) -> Self {
-                n as $t
-            }
-            #[inline]
-            fn from_bool(b: bool) -> Self {
-                if b {
-                    1.0
-                } else {
-                    0.0
-                }
-            }
-            #[inline]
-            fn is_nan(self) -> bool {
-                <$t>::is_nan(self)
-            }
             #[inline]
             fn powi(self, n: i32) -> Self {
                 <$t>::powi(self, n)
             }
-            real!(@unary $t: recip sqrt cbrt exp exp2 exp_m1 ln ln_1p log2 log10 sin cos tan
+            real!(@unary $t: sqrt cbrt exp exp2 exp_m1 ln ln_1p log2 log10 sin cos tan
                 asin acos atan sinh cosh tanh asinh acosh atanh abs floor ceil round trunc
-                signum to_degrees to_radians);
-            real!(@binary $t: powf log atan2 max min hypot);
+                signum);
+            real!(@binary $t: powf log atan2 hypot);
             #[inline]
             fn mul_add(self, a: Self, b: Self) -> Self {
                 <$t>::mul_add(self, a, b)
-            }
-            #[inline]
-            fn clamp(self, lo: Self, hi: Self) -> Self {
-                <$t>::clamp(self, lo, hi)
             }
         }
     };
@@ -217,5 +247,93 @@ macro_rules! real {
     )*};
 }
 
+#[cfg(feature = "std")]
 real!(f64);
+#[cfg(feature = "std")]
 real!(f32);
+
+/// `Real` for `f64` and `f32` without `std`: what `core` has, and the rest from `libm`
+/// (named per type: `tanh` and `tanhf`). Every function is named by its full path, so
+/// none can resolve back to the trait's own method.
+#[cfg(all(feature = "libm", not(feature = "std")))]
+macro_rules! real_libm {
+    ($t:ident { $($method:ident($($arg:ident),*) => $libm:ident,)* }) => {
+        impl Real for $t {
+            real_core!($t);
+
+            #[inline]
+            fn powi(self, n: i32) -> Self {
+                powi!(self, n)
+            }
+            #[inline]
+            fn log(self, base: Self) -> Self {
+                Real::ln(self) / Real::ln(base)
+            }
+            #[inline]
+            fn signum(self) -> Self {
+                if <$t>::is_nan(self) {
+                    <$t>::NAN
+                } else if self.is_sign_negative() {
+                    -1.0
+                } else {
+                    1.0
+                }
+            }
+            $(
+                #[inline]
+                fn $method(self $(, $arg: Self)*) -> Self {
+                    libm::$libm(self $(, $arg)*)
+                }
+            )*
+        }
+    };
+}
+
+/// `x` to the integer power `n` by repeated squaring, as `std`'s `powi` computes it when
+/// it is not folded at compile time (the algorithm of compiler-rt's `__powidf2`).
+#[cfg(all(feature = "libm", not(feature = "std")))]
+macro_rules! powi {
+    ($x:expr, $n:expr) => {{
+        let (mut base, mut n, mut result) = ($x, $n, 1.0);
+        let reciprocal = n < 0;
+        loop {
+            if n & 1 != 0 {
+                result *= base;
+            }
+            n /= 2;
+            if n == 0 {
+                break;
+            }
+            base *= base;
+        }
+        if reciprocal {
+            1.0 / result
+        } else {
+            result
+        }
+    }};
+}
+
+#[cfg(all(feature = "libm", not(feature = "std")))]
+real_libm!(f64 {
+    sqrt() => sqrt, cbrt() => cbrt, exp() => exp, exp2() => exp2, exp_m1() => expm1,
+    ln() => log, ln_1p() => log1p, log2() => log2, log10() => log10,
+    sin() => sin, cos() => cos, tan() => tan, asin() => asin, acos() => acos,
+    atan() => atan, sinh() => sinh, cosh() => cosh, tanh() => tanh, asinh() => asinh,
+    acosh() => acosh, atanh() => atanh, abs() => fabs, floor() => floor, ceil() => ceil,
+    round() => round, trunc() => trunc,
+    powf(n) => pow, atan2(other) => atan2, hypot(other) => hypot,
+    mul_add(a, b) => fma,
+});
+
+#[cfg(all(feature = "libm", not(feature = "std")))]
+real_libm!(f32 {
+    sqrt() => sqrtf, cbrt() => cbrtf, exp() => expf, exp2() => exp2f, exp_m1() => expm1f,
+    ln() => logf, ln_1p() => log1pf, log2() => log2f, log10() => log10f,
+    sin() => sinf, cos() => cosf, tan() => tanf, asin() => asinf, acos() => acosf,
+    atan() => atanf, sinh() => sinhf, cosh() => coshf, tanh() => tanhf, asinh() => asinhf,
+    acosh() => acoshf, atanh() => atanhf, abs() => fabsf, floor() => floorf,
+    ceil() => ceilf, round() => roundf, trunc() => truncf,
+    powf(n) => powf, atan2(other) => atan2f, hypot(other) => hypotf,
+    mul_add(a, b) => fmaf,
+});

@@ -22,37 +22,54 @@
 //! ws.recycle();
 //! ```
 
+#[cfg(feature = "alloc")]
+use alloc::vec::Vec;
+#[cfg(feature = "std")]
 use std::cell::RefCell;
 
 /// The stacks of saved values of one gradient call: a stack of `f64`s and a stack of
 /// integers, pushed in forward order and popped in reverse, and blocks and frames of
 /// fixed layout on the `f64` stack. Generated code takes one from a thread-local pool
 /// ([`take`](Self::take)) and gives it back ([`recycle`](Self::recycle)).
+#[cfg(feature = "alloc")]
 #[derive(Debug, Default)]
 pub struct Workspace {
     reals: Vec<f64>,
     ints: Vec<usize>,
 }
 
+#[cfg(feature = "std")]
 thread_local! {
     static POOL: RefCell<Vec<Workspace>> = const { RefCell::new(Vec::new()) };
 }
 
+#[cfg(feature = "alloc")]
 impl Workspace {
-    /// A workspace from this thread's pool, or a new one when the pool is empty.
+    /// A workspace from this thread's pool, or a new one when the pool is empty. (Without
+    /// the `std` feature there is no pool: always a new one, which allocates when it
+    /// first grows.)
     #[must_use]
     pub fn take() -> Self {
-        POOL.try_with(|pool| pool.borrow_mut().pop())
-            .ok()
-            .flatten()
-            .unwrap_or_default()
+        #[cfg(feature = "std")]
+        {
+            POOL.try_with(|pool| pool.borrow_mut().pop())
+                .ok()
+                .flatten()
+                .unwrap_or_default()
+        }
+        #[cfg(not(feature = "std"))]
+        {
+            Self::default()
+        }
     }
 
     /// Empties the workspace and returns it to this thread's pool, keeping its capacity.
+    /// (Without the `std` feature it is dropped.)
     pub fn recycle(mut self) {
         self.reals.clear();
         self.ints.clear();
         // During thread teardown the pool may be gone; the workspace is then dropped.
+        #[cfg(feature = "std")]
         let _ = POOL.try_with(|pool| pool.borrow_mut().push(self));
     }
 
@@ -165,8 +182,10 @@ pub trait Flat {
     /// The type of the elements, `f64` or `f32`.
     type Real: crate::Real;
     /// Appends every element, in memory order.
+    #[cfg(feature = "alloc")]
     fn push_to(&self, out: &mut Vec<f64>);
     /// Takes the elements back, the last first.
+    #[cfg(feature = "alloc")]
     fn pop_from(&mut self, from: &mut Vec<f64>);
     /// Adds every element to the same element of `out` (`out += self`).
     fn add_to(&self, out: &mut Self);
@@ -182,6 +201,7 @@ pub trait Flat {
     /// Appends to `path` where the element at flat position `flat` sits, as one index per
     /// level, outermost first: nothing for an `f64`, `[1, 0]` for element 2 of a
     /// `[[f64; 2]; 3]`.
+    #[cfg(feature = "alloc")]
     fn index_path(&self, flat: usize, path: &mut Vec<usize>) {
         let _ = (flat, path);
     }
@@ -190,11 +210,13 @@ pub trait Flat {
 impl Flat for f64 {
     type Real = f64;
 
+    #[cfg(feature = "alloc")]
     #[inline]
     fn push_to(&self, out: &mut Vec<f64>) {
         out.push(*self);
     }
 
+    #[cfg(feature = "alloc")]
     #[inline]
     fn pop_from(&mut self, from: &mut Vec<f64>) {
         *self = from.pop().unwrap_or_default();
@@ -235,11 +257,13 @@ impl Flat for f64 {
 impl Flat for f32 {
     type Real = f32;
 
+    #[cfg(feature = "alloc")]
     #[inline]
     fn push_to(&self, out: &mut Vec<f64>) {
         out.push(f64::from(*self));
     }
 
+    #[cfg(feature = "alloc")]
     #[inline]
     #[allow(clippy::cast_possible_truncation)]
     fn pop_from(&mut self, from: &mut Vec<f64>) {
@@ -280,6 +304,7 @@ impl Flat for f32 {
 impl<T: Flat> Flat for [T] {
     type Real = T::Real;
 
+    #[cfg(feature = "alloc")]
     #[inline]
     fn push_to(&self, out: &mut Vec<f64>) {
         for element in self {
@@ -287,6 +312,7 @@ impl<T: Flat> Flat for [T] {
         }
     }
 
+    #[cfg(feature = "alloc")]
     #[inline]
     fn pop_from(&mut self, from: &mut Vec<f64>) {
         for element in self.iter_mut().rev() {
@@ -335,6 +361,7 @@ impl<T: Flat> Flat for [T] {
         }
     }
 
+    #[cfg(feature = "alloc")]
     fn index_path(&self, flat: usize, path: &mut Vec<usize>) {
         let mut start = 0;
         for (i, element) in self.iter().enumerate() {
@@ -356,11 +383,15 @@ macro_rules! flat_as_slice {
         impl<$($generics)*> Flat for $ty {
             type Real = T::Real;
 
+
+            #[cfg(feature = "alloc")]
             #[inline]
             fn push_to(&self, out: &mut Vec<f64>) {
                 self.as_slice().push_to(out);
             }
 
+
+            #[cfg(feature = "alloc")]
             #[inline]
             fn pop_from(&mut self, from: &mut Vec<f64>) {
                 self.as_mut_slice().pop_from(from);
@@ -391,6 +422,8 @@ macro_rules! flat_as_slice {
                 self.as_mut_slice().read_from(from);
             }
 
+
+            #[cfg(feature = "alloc")]
             fn index_path(&self, flat: usize, path: &mut Vec<usize>) {
                 self.as_slice().index_path(flat, path);
             }
@@ -400,6 +433,10 @@ macro_rules! flat_as_slice {
 
 flat_as_slice! {
     impl[T: Flat, const N: usize] [T; N];
+}
+
+#[cfg(feature = "alloc")]
+flat_as_slice! {
     impl[T: Flat] Vec<T>;
 }
 

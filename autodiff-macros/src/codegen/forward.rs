@@ -396,12 +396,12 @@ impl Generator<'_> {
                 len,
             } => {
                 let len = slot_of(*len);
-                quote!(let #binding = ::std::vec![#element; #len];)
+                quote!(let #binding = ::autodiff::__private::vec![#element; #len];)
             }
             NodeKind::Vector { element: None, len } => {
                 let len = slot_of(*len);
                 let real = function.real;
-                quote!(let #binding = ::std::vec::Vec::<#real>::with_capacity(#len);)
+                quote!(let #binding = ::autodiff::__private::vec::Vec::<#real>::with_capacity(#len);)
             }
             NodeKind::Len(var) => {
                 let var = self.var_slot(*var);

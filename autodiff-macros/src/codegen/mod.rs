@@ -110,7 +110,7 @@ fn partial_type(function: &Function, index: usize) -> TokenStream {
     let var = &function.vars[function.params[index].var];
     let element = real_type(function.real, &var.dims);
     if var.slice {
-        quote!(::std::vec::Vec<#element>)
+        quote!(::autodiff::__private::vec::Vec<#element>)
     } else {
         element
     }
@@ -437,7 +437,7 @@ fn zero_partial(function: &Function, index: usize) -> TokenStream {
         };
         quote!(<#strukt as ::autodiff::__private::Differentiable>::zero_like(#value))
     } else if var.slice {
-        quote!(::std::vec![#zero; #ident.len()])
+        quote!(::autodiff::__private::vec![#zero; #ident.len()])
     } else {
         zero
     }

@@ -63,7 +63,7 @@ impl Generator<'_> {
                 quote!(#vector.len())
             }
         };
-        quote!(let mut #adjoint = ::std::vec![#element; #len];)
+        quote!(let mut #adjoint = ::autodiff::__private::vec![#element; #len];)
     }
 
     pub(super) fn adjoint_declaration(&self, var: VarId) -> TokenStream {
@@ -581,7 +581,7 @@ impl Generator<'_> {
             })
         } else if whole_slice {
             let element = zeros(self.function.real, &var.dims);
-            quote!(::std::vec![#element; #value.len()])
+            quote!(::autodiff::__private::vec![#element; #value.len()])
         } else {
             let rank = var.dims.len() + usize::from(var.slice);
             let left = rank.saturating_sub(place.indices.len()).min(var.dims.len());

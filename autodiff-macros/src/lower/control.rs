@@ -232,6 +232,9 @@ impl Lowering {
         };
         let (count, max_trips) = count.unwrap_or((None, None));
         let max_trips = max_trips.filter(|trips| !self.mentions_generic(trips));
+        if max_trips.is_none() {
+            self.needs_alloc_at(span, "a loop whose trip count is known only at run time");
+        }
         let (count, nodes) = match count {
             Some((count, nodes)) => (Some(count), nodes),
             None => (None, Vec::new()),

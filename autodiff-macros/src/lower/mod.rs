@@ -295,6 +295,21 @@ impl Lowering {
     }
 
     /// Records an error at a span.
+    /// Reports `what` (a construct whose gradient allocates) under `tokens` when generated
+    /// code may not allocate: the `alloc` feature of `autodiff` is off.
+    pub(super) fn needs_alloc(&mut self, tokens: impl ToTokens, what: &str) {
+        if let Some(message) = alloc_missing(what) {
+            self.errors.push(syn::Error::new_spanned(tokens, message));
+        }
+    }
+
+    /// [`needs_alloc`](Self::needs_alloc) under one span.
+    pub(super) fn needs_alloc_at(&mut self, span: Span, what: &str) {
+        if let Some(message) = alloc_missing(what) {
+            self.errors.push(syn::Error::new(span, message));
+        }
+    }
+
     pub(super) fn error_at(&mut self, span: Span, message: impl std::fmt::Display) -> NodeId {
         self.errors.push(syn::Error::new(span, message));
         self.poisoned(span)
@@ -396,4 +411,14 @@ fn has_generic_args(path: &Path) -> bool {
     path.segments
         .iter()
         .any(|segment| !segment.arguments.is_none())
+}
+
+/// The error for `what` when the `alloc` feature is off; `None` when it is on.
+fn alloc_missing(what: &str) -> Option<String> {
+    (!cfg!(feature = "alloc")).then(|| {
+        format!(
+            "{what} needs the `alloc` feature of `autodiff` (its gradient keeps a `Vec`); \
+             without it, #[grad] supports `f64`s, arrays and loops with constant bounds"
+        )
+    })
 }

@@ -166,6 +166,7 @@ impl Lowering {
             } else if let (Type::Reference(_), Some(dims)) = (ty, slice_element(referenced, float))
             {
                 slice = true;
+                self.needs_alloc(ty, "a slice parameter");
                 (VarKind::Real, dims, Num::Real)
             } else if let (Type::Reference(_), true) = (ty, integer_slice(referenced)) {
                 // `&[usize]` (labels, indices): data, never differentiated.

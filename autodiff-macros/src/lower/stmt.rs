@@ -636,6 +636,7 @@ impl Lowering {
             }
         };
         let span = mac.mac.path.span();
+        self.needs_alloc(&mac.mac, "a local vector");
         let (value, nodes) = self.collect(|this| {
             let len = this.expr(&repeat.len);
             this.push(NodeKind::Vector { element, len }, Num::Real, span)
@@ -806,6 +807,7 @@ impl Lowering {
     /// adjoint is sized by its final length, so it must be declared at the top of the
     /// function.
     fn growing_vector(&mut self, ident: &Ident, call: &syn::ExprCall, mutable: bool) {
+        self.needs_alloc(&call.func, "a local vector");
         if self.blocks.len() > 1 {
             self.error(
                 call,
