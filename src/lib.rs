@@ -1,41 +1,16 @@
-//! Compile-time reverse-mode automatic differentiation.
-//!
-//! `#[grad]` on a plain `fn(f64, …) -> f64` keeps the function as written and generates
-//! `<name>_grad(…) -> (value, ∂/∂p1, ∂/∂p2, …)` next to it: a forward pass that keeps each
-//! operation's local partials in stack slots, then a reverse sweep emitted in static
-//! reverse-topological order. No tape, no heap, no graph at run time.
-//!
-//! ```
-//! use autodiff::prelude::*;
-//!
-//! #[grad]
-//! fn f(x: f64, y: f64) -> f64 {
-//!     (x * y).tanh() + x.powi(2)
-//! }
-//!
-//! let (value, dx, dy) = f_grad(0.5, -1.0);
-//! assert_eq!(value, f(0.5, -1.0));
-//! let t = (0.5f64 * -1.0).tanh();
-//! assert!((dx - ((1.0 - t * t) * -1.0 + 2.0 * 0.5)).abs() < 1e-12);
-//! assert!((dy - (1.0 - t * t) * 0.5).abs() < 1e-12);
-//! ```
-//!
-//! The same gradients are available at run time from two dynamic engines, [`Value`] and
-//! [`Tape`], which share the derivative [`rules`] with the generated code.
-//!
-//! [`check`] compares any gradient with central finite differences, and
-//! [`assert_gradient!`] makes that a one-line test:
-//!
-//! ```
-//! use autodiff::prelude::*;
-//!
-//! #[grad]
-//! fn f(x: f64, w: [f64; 2]) -> f64 {
-//!     (x * w[0]).tanh() + w[1].powi(2)
-//! }
-//!
-//! assert_gradient!(|&(x, w)| f(x, w), |&(x, w)| f_grad(x, w), &(0.5, [-1.0, 2.0]));
-//! ```
+// The crate's documentation is its guide, one file per chapter (rendered in this order on
+// docs.rs; every Rust example in it is a doc test).
+#![doc = include_str!("guide/overview.md")]
+#![doc = include_str!("guide/language.md")]
+#![doc = include_str!("guide/models.md")]
+#![doc = include_str!("guide/loops.md")]
+#![doc = include_str!("guide/f32.md")]
+#![doc = include_str!("guide/custom.md")]
+#![doc = include_str!("guide/engines.md")]
+#![doc = include_str!("guide/checking.md")]
+#![doc = include_str!("guide/no_std.md")]
+#![doc = include_str!("guide/internals.md")]
+#![doc = include_str!("guide/performance.md")]
 #![cfg_attr(not(feature = "std"), no_std)]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

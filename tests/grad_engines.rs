@@ -532,16 +532,16 @@ fn a_negative_zero_partial_is_a_zero_on_every_engine() {
     }
 }
 
-/// Every operation of the README's table (the table `autodiff-macros` checks against its
+/// Every operation of the guide's table (the table `autodiff-macros` checks against its
 /// `OPS`) is exercised by a case above.
 #[test]
 fn every_operation_of_the_table_is_covered() {
-    let readme = include_str!("../README.md");
-    let start = readme
+    let guide = include_str!("../src/guide/language.md");
+    let start = guide
         .find("<!-- ops-table:start -->")
-        .expect("README has the ops table");
-    let end = readme.find("<!-- ops-table:end -->").expect("end marker");
-    let table: Vec<&str> = readme[start..end]
+        .expect("the guide has the ops table");
+    let end = guide.find("<!-- ops-table:end -->").expect("end marker");
+    let table: Vec<&str> = guide[start..end]
         .lines()
         .filter_map(|line| line.strip_prefix("| "))
         .filter_map(|line| line.split(" |").next())
@@ -558,7 +558,7 @@ fn every_operation_of_the_table_is_covered() {
         assert!(covered.contains(op), "operation `{op}` has no case here");
     }
     for op in &covered {
-        assert!(table.contains(op), "`{op}` is not in the README's table");
+        assert!(table.contains(op), "`{op}` is not in the guide's table");
     }
 }
 

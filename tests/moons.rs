@@ -140,7 +140,7 @@ fn slice_loss_takes_any_number_of_samples() {
 
 #[test]
 fn moons_gradient_runs_on_a_test_thread_stack() {
-    // The tape slots live on the stack: about 50 KiB for this model (see the README).
+    // The tape slots live on the stack: about 50 KiB for this model (see the guide's "Stack use").
     let handle = std::thread::Builder::new()
         .stack_size(512 * 1024)
         .spawn(|| {

@@ -1,5 +1,5 @@
-//! Every contender on every workload, side by side, in one process: the table of the
-//! README's Performance section.
+//! Every contender on every workload, side by side, in one process: the comparison
+//! tables of `autodiff-bench/README.md`.
 //!
 //! ```sh
 //! cargo run --release -p autodiff-bench --example compare

@@ -1,6 +1,6 @@
 //! The table of supported operations: the one place that says what `#[grad]` can
 //! differentiate and how. Lowering looks operations up here, code generation emits the
-//! primal and the partials from here, and the README's table is checked against it.
+//! primal and the partials from here, and the guide's table (`src/guide/language.md`) is checked against it.
 
 /// How an operation is written in user code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,7 +52,7 @@ pub struct Op {
     pub rule_wrt_only: &'static [Option<&'static str>],
     /// The partial with respect to each `Real` argument.
     pub partials: &'static [Partial],
-    /// The derivative in words, for the README's table (built by a test).
+    /// The derivative in words, for the guide's table (built by a test).
     #[cfg_attr(not(test), allow(dead_code))]
     pub derivative: &'static str,
 }
@@ -250,7 +250,7 @@ pub fn method_names() -> String {
         .join(", ")
 }
 
-/// The table as Markdown, for the README.
+/// The table as Markdown, for the guide.
 #[cfg(test)]
 pub fn markdown_table() -> String {
     let mut table = String::from("| operation | written as | rule | local partials |\n");

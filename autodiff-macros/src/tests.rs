@@ -427,28 +427,29 @@ mod table {
         }
     }
 
-    /// The README's table of operations is this table. `UPDATE_README=1 cargo test -p
-    /// autodiff-macros readme` rewrites it after a change to `OPS`.
+    /// The guide's table of operations (in the facade's `src/guide/language.md`) is this
+    /// table. `UPDATE_GUIDE=1 cargo test -p autodiff-macros guide` rewrites it after a
+    /// change to `OPS`.
     #[test]
-    fn readme_table_matches() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md");
-        let readme = std::fs::read_to_string(path).expect("README.md is readable");
+    fn guide_table_matches() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../src/guide/language.md");
+        let readme = std::fs::read_to_string(path).expect("the guide is readable");
         let start = "<!-- ops-table:start -->\n";
         let end = "<!-- ops-table:end -->";
         let from = readme
             .find(start)
-            .expect("README has the ops table markers")
+            .expect("the guide has the ops table markers")
             + start.len();
         let to = readme[from..].find(end).expect("end marker") + from;
         let table = markdown_table();
-        if std::env::var_os("UPDATE_README").is_some() {
+        if std::env::var_os("UPDATE_GUIDE").is_some() {
             let updated = format!("{}{}{}", &readme[..from], table, &readme[to..]);
-            std::fs::write(path, updated).expect("README.md is writable");
+            std::fs::write(path, updated).expect("the guide is writable");
         } else {
             assert_eq!(
                 readme[from..to],
                 table,
-                "README's operation table is out of date: run with UPDATE_README=1"
+                "the guide's operation table is out of date: run with UPDATE_GUIDE=1"
             );
         }
     }
