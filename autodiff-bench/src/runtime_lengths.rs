@@ -97,6 +97,8 @@ pub struct Comparison {
 pub fn all() -> Vec<Comparison> {
     vec![
         moons::comparison(),
+        moons::trained(),
+        moons::all_on(),
         chain::comparison(),
         trip_count::comparison(),
     ]
@@ -143,8 +145,8 @@ pub fn measure(comparison: &Comparison, rounds: usize, batch: Duration) -> Vec<f
 /// The moons loss of `examples/moons.rs`: samples as slices, as arrays, and by hand.
 pub mod moons {
     use super::moons_model::{
-        init, loss_backprop_dense, loss_grad, loss_slices_grad, loss_slices_grad_into, moons, Mlp,
-        PARAMS,
+        init, loss_backprop, loss_backprop_dense, loss_grad, loss_slices_grad,
+        loss_slices_grad_into, moons, Mlp, HIDDEN, INPUTS, L1, L2, L3, PARAMS,
     };
     use super::*;
 
@@ -156,8 +158,67 @@ pub mod moons {
     /// `Mlp::loss_grad`.
     #[must_use]
     pub fn comparison() -> Comparison {
+        at(
+            "moons",
+            "micrograd's moons loss, 2-16-16-1 ReLU MLP, 337 parameters, 100 samples",
+            init(7),
+        )
+    }
+
+    /// The same at the end of training (100 steps of gradient descent, as in
+    /// `examples/moons.rs`), where most samples' hinge and many units are inactive: what
+    /// the sparse reverse sweep and the hand-written backpropagation that skips them gain.
+    #[must_use]
+    pub fn trained() -> Comparison {
         let (xs, ys) = moons(1337);
-        let p = init(7);
+        let mut p = init(7);
+        for k in 0..100 {
+            let (_, grad) = loss_grad(&p, &xs, &ys);
+            let rate = 1.0 - 0.9 * f64::from(k) / 100.0;
+            for (q, g) in p.iter_mut().zip(grad) {
+                *q -= rate * g;
+            }
+        }
+        at(
+            "moons_trained",
+            "the moons loss after 100 steps of training (sparse: most hinges inactive)",
+            p,
+        )
+    }
+
+    /// The same where no adjoint is zero: every unit on (positive biases, positive
+    /// second-layer weights) and every hinge active (output weights near 0): the dense
+    /// case, where the sparse sweep's tests are pure overhead.
+    #[must_use]
+    pub fn all_on() -> Comparison {
+        let mut p = init(7);
+        for j in 0..HIDDEN {
+            p[L1 + j * (INPUTS + 1) + INPUTS] = 4.0;
+            let unit = L2 + j * (HIDDEN + 1);
+            for k in 0..HIDDEN {
+                p[unit + k] = p[unit + k].abs();
+            }
+            p[unit + HIDDEN] = 1.0;
+            p[L3 + j] *= 1e-3;
+        }
+        let (xs, ys) = moons(1337);
+        let act = |x: [f64; 2]| super::moons_model::forward(&p, x);
+        assert!(
+            xs.iter().zip(&ys).all(|(&x, y)| {
+                let a = act(x);
+                a.a1.iter().chain(&a.a2).all(|&v| v > 0.0) && 1.0 - y * a.score > 0.0
+            }),
+            "every unit on and every hinge active"
+        );
+        at(
+            "moons_all_on",
+            "the moons loss where every unit is on and every hinge active (no zero adjoint)",
+            p,
+        )
+    }
+
+    fn at(name: &'static str, formula: &'static str, p: [f64; PARAMS]) -> Comparison {
+        let (xs, ys) = moons(1337);
         let (xs_vec, ys_vec) = (Rc::new(xs.to_vec()), Rc::new(ys.to_vec()));
         let slices = {
             let (xs, ys) = (Rc::clone(&xs_vec), Rc::clone(&ys_vec));
@@ -174,6 +235,13 @@ pub mod moons {
         };
         let dense = move || {
             black_box(&loss_backprop_dense(
+                black_box(&p),
+                black_box(&xs),
+                black_box(&ys),
+            ));
+        };
+        let sparse = move || {
+            black_box(&loss_backprop(
                 black_box(&p),
                 black_box(&xs),
                 black_box(&ys),
@@ -222,8 +290,8 @@ pub mod moons {
             }
         };
         Comparison {
-            name: "moons",
-            formula: "micrograd's moons loss, 2-16-16-1 ReLU MLP, 337 parameters, 100 samples",
+            name,
+            formula,
             contenders: vec![
                 Contender::new("#[grad] slices", slices),
                 Contender::new("#[grad] constant", constant),
@@ -232,6 +300,7 @@ pub mod moons {
                 Contender::new("slab layout", layout(super::layouts::slab)),
                 Contender::new("frame layout", layout(super::layouts::frames)),
                 Contender::new("#[grad] struct Mlp", structured),
+                Contender::new("hand-written sparse", sparse),
             ],
             into_calls: vec![
                 Contender::new("loss_slices_grad_into", into()),
@@ -262,6 +331,11 @@ pub mod moons {
                     numerator: 6,
                     denominator: 0,
                     at_most: Some(1.05),
+                },
+                Target {
+                    numerator: 1,
+                    denominator: 7,
+                    at_most: Some(1.15),
                 },
             ],
         }

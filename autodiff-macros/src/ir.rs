@@ -240,6 +240,45 @@ pub enum Stmt {
     },
 }
 
+/// Collects the variables that `block` writes (assignments, pushes) into `written` and
+/// those it declares (`let`, unpacking, loop variables and counters) into `declared`,
+/// through nested blocks.
+pub fn writes(block: &[Stmt], written: &mut Vec<VarId>, declared: &mut Vec<VarId>) {
+    for stmt in block {
+        match stmt {
+            Stmt::Let { var, .. } => declared.push(*var),
+            Stmt::Unpack { vars, .. } => declared.extend(vars),
+            Stmt::Assign { place, .. } | Stmt::Push { place, .. } => written.push(place.var),
+            Stmt::For { var, body, .. } => {
+                declared.push(*var);
+                writes(body, written, declared);
+            }
+            Stmt::Loop { counter, body, .. } => {
+                declared.push(*counter);
+                writes(body, written, declared);
+            }
+            Stmt::If {
+                then, otherwise, ..
+            } => {
+                writes(then, written, declared);
+                writes(otherwise, written, declared);
+            }
+            Stmt::SetFlag { .. } | Stmt::Eval { .. } | Stmt::Return { .. } => {}
+        }
+    }
+}
+
+/// Whether `block` holds a loop, at any depth.
+pub fn has_loop(block: &[Stmt]) -> bool {
+    block.iter().any(|stmt| match stmt {
+        Stmt::For { .. } | Stmt::Loop { .. } => true,
+        Stmt::If {
+            then, otherwise, ..
+        } => has_loop(then) || has_loop(otherwise),
+        _ => false,
+    })
+}
+
 /// A variable, or an element of an array variable.
 #[derive(Clone)]
 pub struct Place {

@@ -198,6 +198,8 @@ pub trait Flat {
     fn write_to(&self, out: &mut [f64]);
     /// Reads every element, in memory order, from the front of `from`.
     fn read_from(&mut self, from: &[f64]);
+    /// Whether every element is zero (`0.0` or `-0.0`; `NaN` is not).
+    fn is_zero(&self) -> bool;
     /// Appends to `path` where the element at flat position `flat` sits, as one index per
     /// level, outermost first: nothing for an `f64`, `[1, 0]` for element 2 of a
     /// `[[f64; 2]; 3]`.
@@ -250,6 +252,11 @@ impl Flat for f64 {
             *self = *first;
         }
     }
+
+    #[inline]
+    fn is_zero(&self) -> bool {
+        *self == 0.0
+    }
 }
 
 /// An `f32` is saved as the `f64` of the same value (exact) and read back exactly: the
@@ -298,6 +305,11 @@ impl Flat for f32 {
         if let Some(first) = from.first() {
             *self = *first as f32;
         }
+    }
+
+    #[inline]
+    fn is_zero(&self) -> bool {
+        *self == 0.0
     }
 }
 
@@ -361,6 +373,11 @@ impl<T: Flat> Flat for [T] {
         }
     }
 
+    #[inline]
+    fn is_zero(&self) -> bool {
+        self.iter().all(Flat::is_zero)
+    }
+
     #[cfg(feature = "alloc")]
     fn index_path(&self, flat: usize, path: &mut Vec<usize>) {
         let mut start = 0;
@@ -420,6 +437,11 @@ macro_rules! flat_as_slice {
             #[inline]
             fn read_from(&mut self, from: &[f64]) {
                 self.as_mut_slice().read_from(from);
+            }
+
+            #[inline]
+            fn is_zero(&self) -> bool {
+                self.as_slice().is_zero()
             }
 
 

@@ -3,6 +3,14 @@
 use super::*;
 use crate::ir::{CallArg, Callee};
 
+/// The most numbers of an array adjoint that a loop's reverse tests for zero before it
+/// runs ([`Generator::zero_seeds`]).
+const MAX_TESTED: usize = 64;
+
+/// The fewest iterations of a loop with no loop inside for which the reverse sweep tests
+/// whether it can be skipped.
+const MIN_TESTED_TRIPS: usize = 8;
+
 impl Generator<'_> {
     // ----- reverse -------------------------------------------------------------------
 
@@ -206,12 +214,16 @@ impl Generator<'_> {
                     // been popped.
                     let (block, frame, size) = slab_names(slab);
                     let iter = iter_slot(depth);
-                    return quote! {
+                    let reverse = quote! {
                         let #block = __ws.top(#trips * #size);
                         for (#index, #frame) in (0..#trips).zip(#block.chunks_exact(#size)).rev() {
                             let #iter: usize = 0;
                             #body
                         }
+                    };
+                    let reverse = self.unless_zero_seeds(stmt, &trips, &body, reverse);
+                    return quote! {
+                        #reverse
                         __ws.release(#trips * #size);
                     };
                 }
@@ -223,12 +235,13 @@ impl Generator<'_> {
                 } else {
                     TokenStream::new()
                 };
-                quote! {
+                let reverse = quote! {
                     for #index in (0..#trips).rev() {
                         #iter
                         #body
                     }
-                }
+                };
+                self.unless_zero_seeds(stmt, &trips, &body, reverse)
             }
             Stmt::Let {
                 var,
@@ -333,12 +346,13 @@ impl Generator<'_> {
                 } else {
                     TokenStream::new()
                 };
-                quote! {
+                let reverse = quote! {
                     for #index in (#range).rev() {
                         #iter
                         #body
                     }
-                }
+                };
+                self.unless_zero_seeds(stmt, &trips, &body, reverse)
             }
         }
     }
@@ -555,6 +569,86 @@ impl Generator<'_> {
 
     /// The variable whose adjoint holds this one's: a struct parameter's for its fields,
     /// else itself.
+    /// The condition under which the reverse of `stmt`, a loop whose reverse is `body`,
+    /// can be skipped: every adjoint that flows into it is exactly zero (`None` when
+    /// that cannot be told cheaply). The sweep is linear in those adjoints, so the loop
+    /// would add only zeros — except `0·∞` and `0·NaN`, which the skip turns into `0`
+    /// where they would have given `NaN` (the guide's "Semantics" documents this). This
+    /// is what makes the sweep sparse: the loop under a ReLU that was off, a sample whose
+    /// hinge was inactive.
+    ///
+    /// The adjoints that flow in are those of the variables the loop writes and declares
+    /// outside. The skip is tested only when they are a few local scalars or arrays of
+    /// constant size (an array of more than [`MAX_TESTED`] numbers fails the test at
+    /// compile time), and when the loop's reverse takes nothing from the workspace that
+    /// must be popped.
+    fn zero_seeds(&self, stmt: &Stmt, body: &TokenStream) -> Option<TokenStream> {
+        const MAX_SEEDS: usize = 4;
+        if crate::types::mentions(body, &|ident| ident == "__ws") {
+            return None;
+        }
+        let mut written = Vec::new();
+        let mut declared = Vec::new();
+        crate::ir::writes(std::slice::from_ref(stmt), &mut written, &mut declared);
+        let mut seeds = Vec::new();
+        for var in written {
+            if declared.contains(&var) || seeds.contains(&var) || !self.activity.var(var) {
+                continue;
+            }
+            let v = &self.function.vars[var];
+            let local =
+                self.function.field(var).is_none() && self.function.struct_param(var).is_none();
+            if v.slice || !local || seeds.len() == MAX_SEEDS {
+                return None;
+            }
+            seeds.push(var);
+        }
+        if seeds.is_empty() {
+            return None;
+        }
+        let zero = self.function.real.literal("0.0");
+        let tests = seeds.iter().map(|&var| {
+            let adjoint = self.adjoint_var(var);
+            let dims = &self.function.vars[var].dims;
+            if dims.is_empty() {
+                quote!(#adjoint == #zero)
+            } else {
+                quote! {
+                    (1usize #(* (#dims))*) <= #MAX_TESTED
+                        && ::autodiff::__private::Flat::is_zero(&#adjoint)
+                }
+            }
+        });
+        Some(quote!(#(#tests)&&*))
+    }
+
+    /// Wraps `reverse`, the reverse of a loop with the reversed body `body`, in the test
+    /// of [`zero_seeds`](Self::zero_seeds).
+    ///
+    /// A loop with no loop inside runs the test only when it has at least
+    /// [`MIN_TESTED_TRIPS`] iterations (`trips`, usually a constant that the compiler
+    /// folds): below that, the test costs about what it saves.
+    fn unless_zero_seeds(
+        &self,
+        stmt: &Stmt,
+        trips: &TokenStream,
+        body: &TokenStream,
+        reverse: TokenStream,
+    ) -> TokenStream {
+        let Some(zero) = self.zero_seeds(stmt, body) else {
+            return reverse;
+        };
+        let inner_loop = match stmt {
+            Stmt::For { body, .. } | Stmt::Loop { body, .. } => crate::ir::has_loop(body),
+            _ => false,
+        };
+        if inner_loop {
+            quote!(if !(#zero) { #reverse })
+        } else {
+            quote!(if !((#trips) >= #MIN_TESTED_TRIPS && #zero) { #reverse })
+        }
+    }
+
     fn adjoint_root(&self, var: VarId) -> VarId {
         match self.function.field(var) {
             Some(field) => self.function.params[field.param].var,
