@@ -33,6 +33,9 @@ struct Cell {
     nanos: Option<f64>,
     /// Heap allocations per call.
     allocations: Option<f64>,
+    /// Instructions retired per call (user and kernel, as the hardware counter reports
+    /// them), where the kernel lets the process count them.
+    instructions: Option<f64>,
     /// Largest difference from the `#[grad]` gradient, relative to its largest component.
     error: Option<f64>,
     /// Why the contender cannot run the workload, or how it was rewritten for it.
@@ -61,6 +64,22 @@ fn calibrate<const N: usize>(run: &Run<N>, x: &[f64; N]) -> u64 {
         let scale = (BATCH.as_secs_f64() / elapsed.as_secs_f64().max(1e-9)).clamp(1.5, 16.0);
         iterations = ((iterations as f64) * scale).ceil() as u64;
     }
+}
+
+/// Instructions retired per call over `iterations` calls, the least of 5 batches, from
+/// the hardware counter (`None` where `perf_event_open` is refused or unsupported).
+fn instructions<const N: usize>(run: &Run<N>, x: &[f64; N], iterations: u64) -> Option<f64> {
+    let mut counter = perf_event::Builder::new().build().ok()?;
+    let mut least = None::<u64>;
+    for _ in 0..5 {
+        counter.reset().ok()?;
+        counter.enable().ok()?;
+        run.time(x, iterations)?;
+        counter.disable().ok()?;
+        let count = counter.read().ok()?;
+        least = Some(least.map_or(count, |l| l.min(count)));
+    }
+    least.map(|count| count as f64 / iterations as f64)
 }
 
 fn median(values: &mut [f64]) -> f64 {
@@ -99,6 +118,7 @@ impl Visitor for Measure {
             let after = allocations();
             cell.allocations = Some((after - before) as f64 / 100.0);
             *iterations = calibrate(run, x);
+            cell.instructions = instructions(run, x, *iterations);
         }
         let mut samples = vec![Vec::with_capacity(ROUNDS); runs.len()];
         for round in 0..ROUNDS {
@@ -292,6 +312,28 @@ fn main() {
         })
         .collect();
     table(&mut out, &heading, &body);
+
+    if rows.iter().any(|row| row.cells.iter().any(|c| c.instructions.is_some())) {
+        let mut heading = vec!["instructions per call"];
+        heading.extend(Contender::ALL.iter().map(|c| c.label()));
+        let body: Vec<Vec<String>> = rows
+            .iter()
+            .map(|row| {
+                let mut line = vec![format!("`{}`", row.name)];
+                line.extend(row.cells.iter().map(|cell| {
+                    cell.instructions
+                        .map_or("n/a".to_string(), |n| format!("{n:.0}"))
+                }));
+                line
+            })
+            .collect();
+        table(&mut out, &heading, &body);
+    } else {
+        let _ = writeln!(
+            out,
+            "Instruction counts: unavailable here (perf_event_open refused).\n"
+        );
+    }
 
     let mut heading = vec!["heap allocations per call"];
     heading.extend(Contender::ALL.iter().map(|c| c.label()));
