@@ -313,7 +313,10 @@ fn main() {
         .collect();
     table(&mut out, &heading, &body);
 
-    if rows.iter().any(|row| row.cells.iter().any(|c| c.instructions.is_some())) {
+    if rows
+        .iter()
+        .any(|row| row.cells.iter().any(|c| c.instructions.is_some()))
+    {
         let mut heading = vec!["instructions per call"];
         heading.extend(Contender::ALL.iter().map(|c| c.label()));
         let body: Vec<Vec<String>> = rows
