@@ -99,6 +99,8 @@ pub fn all() -> Vec<Comparison> {
         moons::comparison(),
         moons::trained(),
         moons::all_on(),
+        moons::scaled(1_000),
+        moons::scaled(10_000),
         chain::comparison(),
         trip_count::comparison(),
     ]
@@ -215,6 +217,79 @@ pub mod moons {
             "the moons loss where every unit is on and every hinge active (no zero adjoint)",
             p,
         )
+    }
+
+    /// The slice loss on `samples` samples (copies of the moons data set with fresh
+    /// noise), against the hand-written backpropagations run on each block of 100
+    /// samples and averaged (the same mean loss and gradient): how the time grows with
+    /// the data, and where the saved values move from the cache to memory (the
+    /// workspace holds 520 bytes a sample).
+    #[must_use]
+    pub fn scaled(samples: usize) -> Comparison {
+        let blocks: Vec<_> = (0..samples / 100).map(|k| moons(1337 + k as u64)).collect();
+        let xs: Rc<Vec<[f64; 2]>> = Rc::new(blocks.iter().flat_map(|b| b.0).collect());
+        let ys: Rc<Vec<f64>> = Rc::new(blocks.iter().flat_map(|b| b.1).collect());
+        let blocks = Rc::new(blocks);
+        let p = init(7);
+        let slices = move || {
+            black_box(&loss_slices_grad(
+                black_box(&p),
+                black_box(&xs[..]),
+                black_box(&ys[..]),
+            ));
+        };
+        let by_blocks = |sparse: bool| {
+            let blocks = Rc::clone(&blocks);
+            move || {
+                let mut value = 0.0;
+                let mut gradient = [0.0; PARAMS];
+                for (xs, ys) in blocks.iter() {
+                    let (v, g) = if sparse {
+                        loss_backprop(black_box(&p), black_box(xs), black_box(ys))
+                    } else {
+                        loss_backprop_dense(black_box(&p), black_box(xs), black_box(ys))
+                    };
+                    value += v;
+                    for (total, g) in gradient.iter_mut().zip(g) {
+                        *total += g;
+                    }
+                }
+                let scale = 1.0 / blocks.len() as f64;
+                for total in &mut gradient {
+                    *total *= scale;
+                }
+                black_box(&(value * scale, gradient));
+            }
+        };
+        let (name, formula) = match samples {
+            1_000 => ("moons_1000", "the moons loss over slices of 1,000 samples"),
+            _ => (
+                "moons_10000",
+                "the moons loss over slices of 10,000 samples",
+            ),
+        };
+        Comparison {
+            name,
+            formula,
+            contenders: vec![
+                Contender::new("#[grad] slices", slices),
+                Contender::new("hand-written dense", by_blocks(false)),
+                Contender::new("hand-written sparse", by_blocks(true)),
+            ],
+            into_calls: Vec::new(),
+            targets: vec![
+                Target {
+                    numerator: 0,
+                    denominator: 1,
+                    at_most: Some(1.2),
+                },
+                Target {
+                    numerator: 0,
+                    denominator: 2,
+                    at_most: None,
+                },
+            ],
+        }
     }
 
     fn at(name: &'static str, formula: &'static str, p: [f64; PARAMS]) -> Comparison {
