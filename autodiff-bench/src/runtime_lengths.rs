@@ -219,6 +219,35 @@ pub mod moons {
         )
     }
 
+    /// The moons loss and its gradient over several blocks of 100 samples, by the
+    /// hand-written backpropagation (`sparse`: the one that skips) of each block: the mean
+    /// of the blocks' losses and gradients, which is the loss over all samples.
+    #[must_use]
+    pub fn by_blocks(
+        p: &[f64; PARAMS],
+        blocks: &[([[f64; 2]; 100], [f64; 100])],
+        sparse: bool,
+    ) -> (f64, [f64; PARAMS]) {
+        let mut value = 0.0;
+        let mut gradient = [0.0; PARAMS];
+        for (xs, ys) in blocks {
+            let (v, g) = if sparse {
+                loss_backprop(p, xs, ys)
+            } else {
+                loss_backprop_dense(p, xs, ys)
+            };
+            value += v;
+            for (total, g) in gradient.iter_mut().zip(g) {
+                *total += g;
+            }
+        }
+        let scale = 1.0 / blocks.len() as f64;
+        for total in &mut gradient {
+            *total *= scale;
+        }
+        (value * scale, gradient)
+    }
+
     /// The slice loss on `samples` samples (copies of the moons data set with fresh
     /// noise), against the hand-written backpropagations run on each block of 100
     /// samples and averaged (the same mean loss and gradient): how the time grows with
@@ -241,24 +270,7 @@ pub mod moons {
         let by_blocks = |sparse: bool| {
             let blocks = Rc::clone(&blocks);
             move || {
-                let mut value = 0.0;
-                let mut gradient = [0.0; PARAMS];
-                for (xs, ys) in blocks.iter() {
-                    let (v, g) = if sparse {
-                        loss_backprop(black_box(&p), black_box(xs), black_box(ys))
-                    } else {
-                        loss_backprop_dense(black_box(&p), black_box(xs), black_box(ys))
-                    };
-                    value += v;
-                    for (total, g) in gradient.iter_mut().zip(g) {
-                        *total += g;
-                    }
-                }
-                let scale = 1.0 / blocks.len() as f64;
-                for total in &mut gradient {
-                    *total *= scale;
-                }
-                black_box(&(value * scale, gradient));
+                black_box(&by_blocks(black_box(&p), black_box(&blocks), sparse));
             }
         };
         let (name, formula) = match samples {

@@ -27,6 +27,22 @@ fn moons_contenders_agree() {
 }
 
 #[test]
+fn moons_by_blocks_agrees_with_the_slices() {
+    use autodiff_bench::runtime_lengths::moons::by_blocks;
+    use moons_model::{init, loss_slices_grad, moons};
+    let blocks: Vec<_> = (0..10).map(|k| moons(1337 + k)).collect();
+    let xs: Vec<[f64; 2]> = blocks.iter().flat_map(|b| b.0).collect();
+    let ys: Vec<f64> = blocks.iter().flat_map(|b| b.1).collect();
+    let p = init(7);
+    let (value, grad) = loss_slices_grad(&p, &xs, &ys);
+    for sparse in [false, true] {
+        let (v, g) = by_blocks(&p, &blocks, sparse);
+        assert!((v - value).abs() <= 1e-12 * value.abs());
+        assert!(relative_error(&grad, &g) <= 1e-12);
+    }
+}
+
+#[test]
 fn chain_and_index_loop_agree() {
     let (xs, ys) = chain::data(chain::SAMPLES);
     let (value, grad) = chain::chain_loss_grad(&chain::W, &xs, &ys);
