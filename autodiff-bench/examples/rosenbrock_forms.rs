@@ -1,0 +1,165 @@
+//! The written-out Rosenbrock function in three forms that users write — `powi`, products,
+//! and a loop over a local array — against the hand-written loop gradient of
+//! `workloads::rosenbrock`: instructions retired per call (from the hardware counter,
+//! where the kernel allows it) and time per call, the least of 5 batches of 10⁶ calls.
+//!
+//! ```sh
+//! cargo run --release -p autodiff-bench --example rosenbrock_forms
+//! ```
+#![allow(clippy::suboptimal_flops, clippy::too_many_arguments)]
+
+use autodiff::prelude::*;
+use autodiff_bench::workloads::rosenbrock::hand_written;
+use std::hint::black_box;
+/// `100·(x₁ - x₀²)² + (1 - x₀)² + …` with `powi`.
+#[grad]
+pub fn r_powi(
+    x0: f64,
+    x1: f64,
+    x2: f64,
+    x3: f64,
+    x4: f64,
+    x5: f64,
+    x6: f64,
+    x7: f64,
+    x8: f64,
+    x9: f64,
+) -> f64 {
+    100.0 * (x1 - x0.powi(2)).powi(2)
+        + (1.0 - x0).powi(2)
+        + 100.0 * (x2 - x1.powi(2)).powi(2)
+        + (1.0 - x1).powi(2)
+        + 100.0 * (x3 - x2.powi(2)).powi(2)
+        + (1.0 - x2).powi(2)
+        + 100.0 * (x4 - x3.powi(2)).powi(2)
+        + (1.0 - x3).powi(2)
+        + 100.0 * (x5 - x4.powi(2)).powi(2)
+        + (1.0 - x4).powi(2)
+        + 100.0 * (x6 - x5.powi(2)).powi(2)
+        + (1.0 - x5).powi(2)
+        + 100.0 * (x7 - x6.powi(2)).powi(2)
+        + (1.0 - x6).powi(2)
+        + 100.0 * (x8 - x7.powi(2)).powi(2)
+        + (1.0 - x7).powi(2)
+        + 100.0 * (x9 - x8.powi(2)).powi(2)
+        + (1.0 - x8).powi(2)
+}
+/// The same with products.
+#[grad]
+pub fn r_mul(
+    x0: f64,
+    x1: f64,
+    x2: f64,
+    x3: f64,
+    x4: f64,
+    x5: f64,
+    x6: f64,
+    x7: f64,
+    x8: f64,
+    x9: f64,
+) -> f64 {
+    100.0 * (x1 - x0 * x0) * (x1 - x0 * x0)
+        + (1.0 - x0) * (1.0 - x0)
+        + 100.0 * (x2 - x1 * x1) * (x2 - x1 * x1)
+        + (1.0 - x1) * (1.0 - x1)
+        + 100.0 * (x3 - x2 * x2) * (x3 - x2 * x2)
+        + (1.0 - x2) * (1.0 - x2)
+        + 100.0 * (x4 - x3 * x3) * (x4 - x3 * x3)
+        + (1.0 - x3) * (1.0 - x3)
+        + 100.0 * (x5 - x4 * x4) * (x5 - x4 * x4)
+        + (1.0 - x4) * (1.0 - x4)
+        + 100.0 * (x6 - x5 * x5) * (x6 - x5 * x5)
+        + (1.0 - x5) * (1.0 - x5)
+        + 100.0 * (x7 - x6 * x6) * (x7 - x6 * x6)
+        + (1.0 - x6) * (1.0 - x6)
+        + 100.0 * (x8 - x7 * x7) * (x8 - x7 * x7)
+        + (1.0 - x7) * (1.0 - x7)
+        + 100.0 * (x9 - x8 * x8) * (x9 - x8 * x8)
+        + (1.0 - x8) * (1.0 - x8)
+}
+/// The same as a loop over a local array.
+#[grad]
+pub fn r_lets(
+    x0: f64,
+    x1: f64,
+    x2: f64,
+    x3: f64,
+    x4: f64,
+    x5: f64,
+    x6: f64,
+    x7: f64,
+    x8: f64,
+    x9: f64,
+) -> f64 {
+    let x = [x0, x1, x2, x3, x4, x5, x6, x7, x8, x9];
+    let mut f = 0.0;
+    for i in 0..9 {
+        let d = x[i + 1] - x[i] * x[i];
+        let e = 1.0 - x[i];
+        f += 100.0 * d * d + e * e;
+    }
+    f
+}
+/// A value and gradient of the 10-dimensional Rosenbrock function.
+type Gradient = dyn Fn(&[f64; 10]) -> (f64, [f64; 10]);
+
+/// Prints the instructions and time per call of `f`.
+fn count(name: &str, f: &Gradient) {
+    let x = [0.5, -0.3, 1.2, 0.7, -1.1, 0.2, 0.9, -0.4, 1.5, 0.1];
+    let mut counter = perf_event::Builder::new().build().ok();
+    let n = 1_000_000u64;
+    let mut best = u64::MAX;
+    let mut time = f64::MAX;
+    for _ in 0..5 {
+        if let Some(c) = &mut counter {
+            let _ = c.reset();
+            let _ = c.enable();
+        }
+        let t = std::time::Instant::now();
+        for _ in 0..n {
+            black_box(f(black_box(&x)));
+        }
+        let e = t.elapsed().as_secs_f64();
+        if let Some(c) = &mut counter {
+            let _ = c.disable();
+            best = best.min(c.read().unwrap_or(u64::MAX));
+        }
+        time = time.min(e);
+    }
+    let instructions = if best == u64::MAX {
+        "n/a".to_string()
+    } else {
+        format!("{:.0}", best as f64 / n as f64)
+    };
+    println!(
+        "{name:14} {instructions:>6} instructions  {:6.2} ns per call",
+        time * 1e9 / n as f64
+    );
+}
+fn main() {
+    let x = [0.5, -0.3, 1.2, 0.7, -1.1, 0.2, 0.9, -0.4, 1.5, 0.1];
+    let (_, reference) = hand_written(&x);
+    let (_, d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) =
+        r_lets_grad(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9]);
+    let got = [d0, d1, d2, d3, d4, d5, d6, d7, d8, d9];
+    assert!(got
+        .iter()
+        .zip(&reference)
+        .all(|(a, b)| (a - b).abs() <= 1e-12 * b.abs().max(1.0)));
+    count("hand-written", &hand_written);
+    count("powi", &|x| {
+        let (v, d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) =
+            r_powi_grad(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9]);
+        (v, [d0, d1, d2, d3, d4, d5, d6, d7, d8, d9])
+    });
+    count("mul", &|x| {
+        let (v, d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) =
+            r_mul_grad(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9]);
+        (v, [d0, d1, d2, d3, d4, d5, d6, d7, d8, d9])
+    });
+    count("lets", &|x| {
+        let (v, d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) =
+            r_lets_grad(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9]);
+        (v, [d0, d1, d2, d3, d4, d5, d6, d7, d8, d9])
+    });
+}
