@@ -182,6 +182,21 @@ impl Notes {
     }
 }
 
+/// A table with one column per contender, each cell written by `cell`.
+fn per_contender(out: &mut String, title: &str, rows: &[Row], cell: impl Fn(&Cell) -> String) {
+    let mut heading = vec![title];
+    heading.extend(Contender::ALL.iter().map(|c| c.label()));
+    let body: Vec<Vec<String>> = rows
+        .iter()
+        .map(|row| {
+            let mut line = vec![format!("`{}`", row.name)];
+            line.extend(row.cells.iter().map(&cell));
+            line
+        })
+        .collect();
+    table(out, &heading, &body);
+}
+
 fn table(out: &mut String, heading: &[&str], rows: &[Vec<String>]) {
     let _ = writeln!(out, "| {} |", heading.join(" | "));
     let _ = writeln!(
@@ -317,20 +332,10 @@ fn main() {
         .iter()
         .any(|row| row.cells.iter().any(|c| c.instructions.is_some()))
     {
-        let mut heading = vec!["instructions per call"];
-        heading.extend(Contender::ALL.iter().map(|c| c.label()));
-        let body: Vec<Vec<String>> = rows
-            .iter()
-            .map(|row| {
-                let mut line = vec![format!("`{}`", row.name)];
-                line.extend(row.cells.iter().map(|cell| {
-                    cell.instructions
-                        .map_or("n/a".to_string(), |n| format!("{n:.0}"))
-                }));
-                line
-            })
-            .collect();
-        table(&mut out, &heading, &body);
+        let count = |n: Option<f64>| n.map_or("n/a".to_string(), |n| format!("{n:.0}"));
+        per_contender(&mut out, "instructions per call", rows, |c| {
+            count(c.instructions)
+        });
     } else {
         let _ = writeln!(
             out,
@@ -338,20 +343,10 @@ fn main() {
         );
     }
 
-    let mut heading = vec!["heap allocations per call"];
-    heading.extend(Contender::ALL.iter().map(|c| c.label()));
-    let body: Vec<Vec<String>> = rows
-        .iter()
-        .map(|row| {
-            let mut line = vec![format!("`{}`", row.name)];
-            line.extend(row.cells.iter().map(|cell| {
-                cell.allocations
-                    .map_or("n/a".to_string(), |a| format!("{a:.0}"))
-            }));
-            line
-        })
-        .collect();
-    table(&mut out, &heading, &body);
+    per_contender(&mut out, "heap allocations per call", rows, |c| {
+        c.allocations
+            .map_or("n/a".to_string(), |a| format!("{a:.0}"))
+    });
 
     let mut heading = vec!["relative error vs #[grad]"];
     heading.extend(Contender::ALL[1..].iter().map(|c| c.label()));

@@ -10,41 +10,10 @@
 
 use autodiff::prelude::*;
 use autodiff_bench::workloads::rosenbrock::hand_written;
+use autodiff_bench::written_out::rosenbrock_generated;
 use std::hint::black_box;
-/// `100·(x₁ - x₀²)² + (1 - x₀)² + …` with `powi`.
-#[grad]
-pub fn r_powi(
-    x0: f64,
-    x1: f64,
-    x2: f64,
-    x3: f64,
-    x4: f64,
-    x5: f64,
-    x6: f64,
-    x7: f64,
-    x8: f64,
-    x9: f64,
-) -> f64 {
-    100.0 * (x1 - x0.powi(2)).powi(2)
-        + (1.0 - x0).powi(2)
-        + 100.0 * (x2 - x1.powi(2)).powi(2)
-        + (1.0 - x1).powi(2)
-        + 100.0 * (x3 - x2.powi(2)).powi(2)
-        + (1.0 - x2).powi(2)
-        + 100.0 * (x4 - x3.powi(2)).powi(2)
-        + (1.0 - x3).powi(2)
-        + 100.0 * (x5 - x4.powi(2)).powi(2)
-        + (1.0 - x4).powi(2)
-        + 100.0 * (x6 - x5.powi(2)).powi(2)
-        + (1.0 - x5).powi(2)
-        + 100.0 * (x7 - x6.powi(2)).powi(2)
-        + (1.0 - x6).powi(2)
-        + 100.0 * (x8 - x7.powi(2)).powi(2)
-        + (1.0 - x7).powi(2)
-        + 100.0 * (x9 - x8.powi(2)).powi(2)
-        + (1.0 - x8).powi(2)
-}
-/// The same with products.
+/// `100·(x₁ - x₀²)² + (1 - x₀)² + …` with products (the `rosenbrock` workload writes it
+/// with `powi`).
 #[grad]
 pub fn r_mul(
     x0: f64,
@@ -147,11 +116,7 @@ fn main() {
         .zip(&reference)
         .all(|(a, b)| (a - b).abs() <= 1e-12 * b.abs().max(1.0)));
     count("hand-written", &hand_written);
-    count("powi", &|x| {
-        let (v, d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) =
-            r_powi_grad(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9]);
-        (v, [d0, d1, d2, d3, d4, d5, d6, d7, d8, d9])
-    });
+    count("powi", &rosenbrock_generated);
     count("mul", &|x| {
         let (v, d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) =
             r_mul_grad(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9]);
