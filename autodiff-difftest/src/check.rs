@@ -61,6 +61,11 @@ fn draw(case: &Case, rng: &mut StdRng) -> Args {
     Args(values)
 }
 
+/// `|a - b| <= tolerance`, false when either is NaN.
+fn within(a: f64, b: f64, tolerance: f64) -> bool {
+    (a - b).abs() <= tolerance
+}
+
 fn same(a: f64, b: f64) -> bool {
     a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
 }
@@ -138,7 +143,7 @@ fn compare(case: &Case, args: &Args, tape_value: f64, tape_partials: &[f64], tal
         .chain(&partials)
         .fold(1.0f64, |m, d| m.max(d.abs()));
     for (i, (d, t)) in partials.iter().zip(tape_partials).enumerate() {
-        if !((d - t).abs() <= 1e-9 * scale) {
+        if !within(*d, *t, 1e-9 * scale) {
             fail(format!("partial {i} is {d:e}, Tape's {t:e}"));
         }
     }
@@ -151,12 +156,12 @@ fn compare(case: &Case, args: &Args, tape_value: f64, tape_partials: &[f64], tal
         let coarse = central(case, args, &flat, i, h);
         let fine = central(case, args, &flat, i, h / 10.0);
         let tolerance = 1e-4 * fine.abs().max(1.0);
-        if !((coarse - fine).abs() <= tolerance) {
+        if !within(coarse, fine, tolerance) {
             tally.fd_skipped += 1;
             continue;
         }
         tally.fd_checked += 1;
-        if !((partials[i] - fine).abs() <= tolerance) {
+        if !within(partials[i], fine, tolerance) {
             fail(format!(
                 "partial {i} is {:e}, finite differences give {fine:e}",
                 partials[i]

@@ -468,6 +468,7 @@ impl<'t> Engine for TapeEngine<'t> {
             "atan2" => x.atan2(args[1]),
             "mul_add" => x.mul_add(args[1], args[2]),
             "clamp" => x.clamp(args[1].value(), args[2].value()),
+            "ln" => x.ln(),
             _ => unary!(x, name),
         }
     }

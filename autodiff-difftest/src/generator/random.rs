@@ -173,11 +173,14 @@ impl Gen {
 
     /// Visible variables (the latest declaration of each name).
     fn visible(&self) -> Vec<Var> {
-        let mut seen = std::collections::HashSet::new();
+        let mut seen: Vec<&str> = Vec::new();
         let mut out = Vec::new();
         for v in self.vars.iter().rev() {
-            if seen.insert(v.name.clone()) && !self.hidden.contains(&v.name) {
-                out.push(v.clone());
+            if !seen.contains(&v.name.as_str()) {
+                seen.push(&v.name);
+                if !self.hidden.contains(&v.name) {
+                    out.push(v.clone());
+                }
             }
         }
         out
@@ -266,10 +269,11 @@ impl Gen {
         let len_expr = |g: &mut Gen| match len {
             ALen::Fixed(Len::Named(name, _)) => IExpr::Const(name.clone()),
             ALen::Fixed(n) => {
-                if g.chance(0.5) {
+                if g.chance(0.5) || n.value() < 2 {
                     IExpr::Lit(n.value())
                 } else {
-                    IExpr::Lit(n.value())
+                    // `% (2 + 1)`: a length computed in the index.
+                    IExpr::Add(Box::new(IExpr::Lit(n.value() - 1)), Box::new(IExpr::Lit(1)))
                 }
             }
             ALen::Run => IExpr::Len(g.any_slice_name()),
@@ -352,9 +356,16 @@ impl Gen {
     // Number expressions.
 
     fn leaf(&mut self) -> Expr {
-        let reals = self.reals();
-        let arrays = self.arrays();
-        let ints = self.ints();
+        let visible = self.visible();
+        let (mut reals, mut arrays, mut ints) = (Vec::new(), Vec::new(), Vec::new());
+        for v in visible {
+            match v.kind {
+                Kind::Real { .. } => reals.push(v),
+                Kind::Array { .. } => arrays.push(v),
+                Kind::Int { .. } => ints.push(v),
+                Kind::Bool => {}
+            }
+        }
         let roll = self.rng.random_range(0..20);
         if roll < 9 && !reals.is_empty() {
             let v = self.pick(&reals);
@@ -808,17 +819,7 @@ impl Gen {
             // zip with another array of the same kind of length
             let partners: Vec<Var> = sources
                 .iter()
-                .filter(|v| match (&v.kind, &len) {
-                    (Kind::Array { len: ALen::Run, .. }, ALen::Run) => true,
-                    (
-                        Kind::Array {
-                            len: ALen::Fixed(_),
-                            ..
-                        },
-                        ALen::Fixed(_),
-                    ) => true,
-                    _ => false,
-                })
+                .filter(|v| same_kind_of_length(&v.kind, &len))
                 .cloned()
                 .collect();
             let partner = self.pick(&partners);
@@ -1204,7 +1205,7 @@ impl Gen {
                     out.push(Stmt::Increment(v.name, 1));
                 }
             }
-            93 if depth == 0 && self.chance(0.3) => {
+            93 if depth == 0 && !self.consts.iter().any(|c| c == "LN_10") && self.chance(0.3) => {
                 out.push(Stmt::Item("use std::f64::consts::LN_10;".into()));
                 self.consts.push("LN_10".into());
             }
@@ -1526,17 +1527,7 @@ impl Gen {
                 // zip with an array of the same kind
                 let partners: Vec<Var> = arrays
                     .iter()
-                    .filter(|v| match (&v.kind, &len) {
-                        (Kind::Array { len: ALen::Run, .. }, ALen::Run) => true,
-                        (
-                            Kind::Array {
-                                len: ALen::Fixed(_),
-                                ..
-                            },
-                            ALen::Fixed(_),
-                        ) => true,
-                        _ => false,
-                    })
+                    .filter(|v| same_kind_of_length(&v.kind, &len))
                     .cloned()
                     .collect();
                 let partner = self.pick(&partners);
@@ -1694,6 +1685,22 @@ impl Gen {
             self.declare(&name, Kind::Real { deref: false }, false);
         }
     }
+}
+
+/// Whether an array of kind `kind` has a length of the same kind as `len` (both fixed,
+/// or both the run-time length): zipped arrays.
+fn same_kind_of_length(kind: &Kind, len: &ALen) -> bool {
+    matches!(
+        (kind, len),
+        (Kind::Array { len: ALen::Run, .. }, ALen::Run)
+            | (
+                Kind::Array {
+                    len: ALen::Fixed(_),
+                    ..
+                },
+                ALen::Fixed(_)
+            )
+    )
 }
 
 /// The smallest run-time length of a program's slices (so that `xs[1]` is in bounds).
@@ -2027,10 +2034,11 @@ pub fn graph(seed: u64, inputs: usize, nodes: usize) -> (Vec<Stmt>, Expr) {
     (stmts, result)
 }
 
-/// The number of operations in `e` (an upper bound on the nodes it adds to a graph).
+/// The nodes `e` adds to a graph on a dynamic engine: one per operation and constant.
 pub fn size(e: &Expr) -> usize {
     match e {
-        Expr::Lit(_) | Expr::Path(_) | Expr::Var { .. } | Expr::Index(..) | Expr::Table(..) => 1,
+        Expr::Var { .. } | Expr::Index(..) => 0,
+        Expr::Lit(_) | Expr::Path(_) | Expr::Table(..) => 1,
         Expr::Bin(_, a, b) => 1 + size(a) + size(b),
         Expr::Neg(a) | Expr::Powi(a, _) | Expr::Stop(a) => 1 + size(a),
         Expr::Op { args, .. } => 1 + args.iter().map(size).sum::<usize>(),
