@@ -1859,11 +1859,12 @@ fn random_function(g: &mut Gen, name: &str, helper: bool) -> Function {
         }
         g.stmt(0, &mut body);
     }
-    // The result reads what the body computed: the latest variables most of all.
+    // The result reads what the body computed: every number in scope, almost always
+    // (parameters the body changed among them).
     let mut result = g.expr(2);
     let reals = g.reals();
-    for v in reals.iter().take(3) {
-        if g.chance(0.7) {
+    for v in reals.iter().take(6) {
+        if g.chance(0.85) {
             let read = Expr::Var {
                 name: v.name.clone(),
                 deref: false,
