@@ -22,6 +22,11 @@ use rand::{Rng, SeedableRng};
 const POINTS: usize = 3;
 /// Tries to find each point away from kinks and overflow.
 const TRIES: usize = 12;
+/// The largest magnitude of a variable at a point that is used: beyond it, a program
+/// can cancel terms so large (`b + hypot(x, b)` with `b` near -10⁷, both found by the
+/// generator) that rounding, amplified by the chain rule, leaves no correct digit in the
+/// partials of either engine or in finite differences.
+const LARGEST: f64 = 1e5;
 /// The smallest distance to a kink or branch boundary at a point that is used.
 const MARGIN: f64 = 1e-3;
 
@@ -86,12 +91,13 @@ fn check(case: &Case, seed: u64, tally: &mut Tally) {
         let mut found = false;
         for _ in 0..TRIES {
             let args = draw(case, &mut rng);
-            let (tape_value, tape_partials, margin) = (case.tape)(&args);
+            let (tape_value, tape_partials, margin, largest) = (case.tape)(&args);
             if margin < MARGIN {
                 tally.near_kink += 1;
                 continue;
             }
-            let tame = tape_value.is_finite()
+            let tame = largest < LARGEST
+                && tape_value.is_finite()
                 && tape_value.abs() < 1e8
                 && tape_partials.iter().all(|d| d.is_finite() && d.abs() < 1e8);
             if !tame {
@@ -214,7 +220,7 @@ pub fn check_batch(cases: &[Case], seed: u64) {
     }
     println!(
         "{} programs (seed {seed}): {} points checked ({} resampled near kinks, {} where \
-         the value or a partial overflowed), {} programs with no usable point, \
+         a value grew too large), {} programs with no usable point, \
          {} partials against finite differences ({} skipped where step sizes disagree)",
         cases.len(),
         total.points,

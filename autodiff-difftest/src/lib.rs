@@ -90,8 +90,9 @@ pub struct Case {
     pub original: fn(&Args) -> f64,
     /// The `#[grad]` gradient: the value and the partials, flattened.
     pub gradient: fn(&Args) -> (f64, Vec<f64>),
-    /// The same on a `Tape`: value, partials, and the distance to the nearest kink.
-    pub tape: fn(&Args) -> (f64, Vec<f64>, f64),
+    /// The same on a `Tape`: value, partials, the distance to the nearest kink, and the
+    /// largest magnitude of a variable.
+    pub tape: fn(&Args) -> (f64, Vec<f64>, f64, f64),
 }
 
 /// The value of one parameter.
@@ -198,6 +199,7 @@ impl Args {
 pub struct Ctx<'t> {
     tape: &'t Tape,
     margin: Cell<f64>,
+    largest: Cell<f64>,
 }
 
 impl<'t> Ctx<'t> {
@@ -206,6 +208,7 @@ impl<'t> Ctx<'t> {
         Ctx {
             tape,
             margin: Cell::new(f64::INFINITY),
+            largest: Cell::new(0.0),
         }
     }
 
@@ -217,6 +220,22 @@ impl<'t> Ctx<'t> {
     /// A constant (a node whose adjoint is never read).
     pub fn c(&self, value: f64) -> Var<'t> {
         self.tape.var(value)
+    }
+
+    /// `x`, noting its magnitude: the value of a variable.
+    pub fn v(&self, x: Var<'t>) -> Var<'t> {
+        let m = x.value().abs();
+        if !(m <= self.largest.get()) {
+            self.largest.set(if m.is_nan() { f64::INFINITY } else { m });
+        }
+        x
+    }
+
+    /// The largest magnitude of a variable seen so far (infinite after a NaN). Where
+    /// it is large, the computation cancels large terms, and rounding, amplified, makes
+    /// every gradient (and finite differences) inaccurate.
+    pub fn largest(&self) -> f64 {
+        self.largest.get()
     }
 
     /// The smallest distance to a kink or a boundary seen so far (`0` after a NaN).

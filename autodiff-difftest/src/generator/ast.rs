@@ -807,7 +807,12 @@ impl Writer {
                     String::new()
                 };
                 let init = self.root(init);
-                self.line(&format!("let {m}{name}{ty} = {init};"));
+                if self.tape() {
+                    // The context records the largest value a variable takes.
+                    self.line(&format!("let {m}{name}{ty} = t.v({init});"));
+                } else {
+                    self.line(&format!("let {m}{name}{ty} = {init};"));
+                }
             }
             Stmt::Deferred { name, annotated } => {
                 let ty = if *annotated {
@@ -864,7 +869,15 @@ impl Writer {
                     }
                 };
                 let value = self.root(value);
-                self.line(&format!("{place} {op}= {value};"));
+                if self.tape() && op.is_empty() {
+                    self.line(&format!("{place} = t.v({value});"));
+                } else if self.tape() {
+                    // `x += e` is `x = x + e` on a tape too; written so, the context sees
+                    // the new value.
+                    self.line(&format!("{place} = t.v({place} {op} {value});"));
+                } else {
+                    self.line(&format!("{place} {op}= {value};"));
+                }
             }
             Stmt::Increment(name, by) => self.line(&format!("{name} += {by};")),
             Stmt::For {

@@ -48,7 +48,7 @@ pub fn module(name: &str, program: &Program) -> String {
         let _ = writeln!(s, "    r.{}.flat_out(&mut d);", k + 1);
     }
     s.push_str("    (r.0, d)\n}\n");
-    s.push_str("pub fn tape(a: &Args) -> (f64, Vec<f64>, f64) {\n");
+    s.push_str("pub fn tape(a: &Args) -> (f64, Vec<f64>, f64, f64) {\n");
     s.push_str("    let tape = Tape::new();\n    let t = Ctx::new(&tape);\n");
     let mut tape_args = vec!["&t".to_string()];
     for (i, p) in main.params.iter().enumerate() {
@@ -67,7 +67,7 @@ pub fn module(name: &str, program: &Program) -> String {
     for &i in &partials {
         let _ = writeln!(s, "    p{i}.leaves(&g, &mut d);");
     }
-    s.push_str("    (y.value(), d, t.margin())\n}\n");
+    s.push_str("    (y.value(), d, t.margin(), t.largest())\n}\n");
     s.push_str("}\n");
     s
 }
