@@ -314,6 +314,7 @@ fn a_loop_over_two_zipped_arrays_saves_the_shorter_trip_count() {
 /// early `return` (or `break`, `continue`) in the same branch. The exit becomes a flag
 /// and the assignment runs under `if !flag`, where Rust cannot prove `d` assigned
 /// before it is read: the generated code did not compile.
+#[allow(clippy::needless_late_init)] // the late initialisations are what is tested
 #[grad]
 fn deferred_let_after_an_exit(x: f64, y: f64) -> f64 {
     let d;

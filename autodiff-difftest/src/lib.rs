@@ -90,10 +90,14 @@ pub struct Case {
     pub original: fn(&Args) -> f64,
     /// The `#[grad]` gradient: the value and the partials, flattened.
     pub gradient: fn(&Args) -> (f64, Vec<f64>),
-    /// The same on a `Tape`: value, partials, the distance to the nearest kink, and the
-    /// largest magnitude of a variable.
-    pub tape: fn(&Args) -> (f64, Vec<f64>, f64, f64),
+    /// The same on a `Tape`.
+    pub tape: fn(&Args) -> TapeRun,
 }
+
+/// What the `Tape` twin of a program computes at a point: the value, the partials
+/// (flattened, in the gradient's order), the distance to the nearest kink or branch
+/// boundary, and the largest magnitude of a variable.
+pub type TapeRun = (f64, Vec<f64>, f64, f64);
 
 /// The value of one parameter.
 #[derive(Clone, Debug, PartialEq)]
@@ -225,8 +229,9 @@ impl<'t> Ctx<'t> {
     /// `x`, noting its magnitude: the value of a variable.
     pub fn v(&self, x: Var<'t>) -> Var<'t> {
         let m = x.value().abs();
-        if !(m <= self.largest.get()) {
-            self.largest.set(if m.is_nan() { f64::INFINITY } else { m });
+        let m = if m.is_nan() { f64::INFINITY } else { m };
+        if m > self.largest.get() {
+            self.largest.set(m);
         }
         x
     }
