@@ -283,3 +283,81 @@ fn wrt_an_array_subset() {
     assert_eq!(value, 0.5 * (3.0 + 8.0));
     assert_eq!(db, [0.5, 1.0]);
 }
+
+/// Found by the random programs of `autodiff-difftest`: a `for` loop over two arrays
+/// zipped keeps its saved values in a stack array whose length is the smaller trip
+/// count, computed in a constant (it was `core::cmp::min`, which is not a `const fn`).
+#[grad]
+fn zip_of_arrays(w: [f64; 3], x: &[f64; 2]) -> f64 {
+    let mut s = 0.0;
+    for (a, b) in w.iter().zip(x.iter()) {
+        s += (a * b).tanh();
+    }
+    s
+}
+
+#[test]
+fn a_loop_over_two_zipped_arrays_saves_the_shorter_trip_count() {
+    let (w, x) = ([0.5, -1.0, 2.0], [1.5, -0.25]);
+    let (value, dw, dx) = zip_of_arrays_grad(w, &x);
+    assert_eq!(value, zip_of_arrays(w, &x));
+    let at = [w[0], w[1], w[2], x[0], x[1]];
+    let f = |p: &[f64]| zip_of_arrays([p[0], p[1], p[2]], &[p[3], p[4]]);
+    let got = [dw[0], dw[1], dw[2], dx[0], dx[1]];
+    for (i, &g) in got.iter().enumerate() {
+        assert_close(g, central_difference(f, &at, i), 1e-8, "zip");
+    }
+    assert_eq!(dw[2], 0.0, "the third weight is never read");
+}
+
+/// Found by the random programs of `autodiff-difftest`: a `let d;` assigned after an
+/// early `return` (or `break`, `continue`) in the same branch. The exit becomes a flag
+/// and the assignment runs under `if !flag`, where Rust cannot prove `d` assigned
+/// before it is read: the generated code did not compile.
+#[allow(clippy::needless_late_init)] // the late initialisations are what is tested
+#[grad]
+fn deferred_let_after_an_exit(x: f64, y: f64) -> f64 {
+    let d;
+    if x > 0.0 {
+        if x > 1.0 {
+            return x * y;
+        }
+        d = x.sin() * y;
+    } else {
+        d = x * 3.0;
+    }
+    let mut s = d * x;
+    for i in 0..3 {
+        let e: f64;
+        if y > i as f64 {
+            if y > 2.5 {
+                break;
+            }
+            e = y * y;
+        } else {
+            if x < -1.0 {
+                continue;
+            }
+            e = x;
+        }
+        s += e.tanh();
+    }
+    s
+}
+
+#[test]
+fn a_deferred_let_assigned_after_an_exit_compiles_and_is_right() {
+    for (x, y) in [
+        (0.5, 0.7),
+        (1.5, -0.3),
+        (-0.5, 1.2),
+        (-1.5, 2.7),
+        (0.25, 3.0),
+    ] {
+        let (value, dx, dy) = deferred_let_after_an_exit_grad(x, y);
+        assert_eq!(value, deferred_let_after_an_exit(x, y));
+        let f = |p: &[f64]| deferred_let_after_an_exit(p[0], p[1]);
+        assert_close(dx, central_difference(f, &[x, y], 0), 1e-7, "dx");
+        assert_close(dy, central_difference(f, &[x, y], 1), 1e-7, "dy");
+    }
+}

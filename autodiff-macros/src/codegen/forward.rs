@@ -46,8 +46,14 @@ impl Generator<'_> {
                         quote!(#nodes let #mutability #slot = #value;)
                     }
                     None => {
+                        // `let x;` assigned later: the assignment may now run under a
+                        // flag (`if !returned { x = …; }` after a `return`, `break` or
+                        // `continue` in the same branch), which Rust cannot see always
+                        // runs before a read, so the slot starts at zero instead. The
+                        // user's function, which Rust checked, never reads that zero.
                         let ty = real_type(self.function.real, &v.dims);
-                        quote!(let #mutability #slot: #ty;)
+                        let zero = zeros(self.function.real, &v.dims);
+                        quote!(let mut #slot: #ty = #zero;)
                     }
                 }
             }

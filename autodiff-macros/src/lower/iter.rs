@@ -367,7 +367,9 @@ impl Lowering {
                         }
                         let new_count = self.int_call("min_len", count, other_count, span);
                         let max_trips = match (max_trips, other_max) {
-                            (Some(a), Some(b)) => Some(quote!(::core::cmp::min::<usize>(#a, #b))),
+                            // A constant expression (it sizes stack arrays), and
+                            // `cmp::min` is not a `const fn`.
+                            (Some(a), Some(b)) => Some(quote!((if (#a) < (#b) { #a } else { #b }))),
                             _ => None,
                         };
                         Some((

@@ -1,0 +1,260 @@
+//! The check of a batch of generated programs, at several random points each:
+//!
+//! - the value of `_grad` is the original function's, bit for bit, and so is the `Tape`
+//!   twin's;
+//! - the partials equal the `Tape` twin's to a relative 1e-9 (the order in which
+//!   contributions are added may differ: calls are differentiated through `_grad` and
+//!   `_vjp`, which multiply out inside the callee);
+//! - the partials agree with central finite differences where those can be trusted: the
+//!   point is resampled when it lies within 1e-3 of a branch boundary or a kink (the
+//!   `Tape` twin measures that distance), and a coordinate is skipped when differences of
+//!   two step sizes disagree. Not for a program whose `stop_gradient` holds a value
+//!   constant, which the difference quotient would move.
+//!
+//! That every program compiles is the first check: a program the generator writes stays
+//! inside the documented subset, so a rejection fails the build of the test.
+
+use crate::{ArgValue, Args, Case, Spec};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+/// Points checked per program.
+const POINTS: usize = 3;
+/// Tries to find each point away from kinks and overflow.
+const TRIES: usize = 12;
+/// The largest magnitude of a variable at a point that is used: beyond it, a program
+/// can cancel terms so large (`b + hypot(x, b)` with `b` near -10⁷, both found by the
+/// generator) that rounding, amplified by the chain rule, leaves no correct digit in the
+/// partials of either engine or in finite differences.
+const LARGEST: f64 = 1e5;
+/// The smallest distance to a kink or branch boundary at a point that is used.
+const MARGIN: f64 = 1e-3;
+
+/// How one program went.
+#[derive(Default)]
+struct Tally {
+    points: usize,
+    near_kink: usize,
+    overflow: usize,
+    /// Programs without a single usable point.
+    unchecked: Vec<&'static str>,
+    fd_checked: usize,
+    fd_skipped: usize,
+    failures: Vec<String>,
+}
+
+fn draw(case: &Case, rng: &mut StdRng) -> Args {
+    let n = case.slice_min + rng.random_range(0..4);
+    let mut real = |count: usize| -> ArgValue {
+        ArgValue::Real((0..count).map(|_| rng.random_range(-1.5..1.5)).collect())
+    };
+    let mut values = Vec::new();
+    for spec in case.params {
+        values.push(match *spec {
+            Spec::Real(count) => real(count),
+            Spec::Run(k) => real(n * k),
+            Spec::Int(..) | Spec::Bool => ArgValue::Int(0),
+        });
+    }
+    for (value, spec) in values.iter_mut().zip(case.params) {
+        match *spec {
+            Spec::Int(lo, hi) => *value = ArgValue::Int(rng.random_range(lo..=hi)),
+            Spec::Bool => *value = ArgValue::Flag(rng.random_bool(0.5)),
+            _ => {}
+        }
+    }
+    Args(values)
+}
+
+/// `|a - b| <= tolerance`, false when either is NaN.
+fn within(a: f64, b: f64, tolerance: f64) -> bool {
+    (a - b).abs() <= tolerance
+}
+
+fn same(a: f64, b: f64) -> bool {
+    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+}
+
+fn central(case: &Case, args: &Args, flat: &[f64], i: usize, h: f64) -> f64 {
+    let mut plus = flat.to_vec();
+    let mut minus = flat.to_vec();
+    plus[i] += h;
+    minus[i] -= h;
+    let f = |x: &[f64]| (case.original)(&args.with_flat(case.partials, x));
+    (f(&plus) - f(&minus)) / (plus[i] - minus[i])
+}
+
+fn check(case: &Case, seed: u64, tally: &mut Tally) {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let points_before = tally.points;
+    for _ in 0..POINTS {
+        let mut found = false;
+        for _ in 0..TRIES {
+            let args = draw(case, &mut rng);
+            let (tape_value, tape_partials, margin, largest) = (case.tape)(&args);
+            if margin < MARGIN {
+                tally.near_kink += 1;
+                continue;
+            }
+            let tame = largest < LARGEST
+                && tape_value.is_finite()
+                && tape_value.abs() < 1e8
+                && tape_partials.iter().all(|d| d.is_finite() && d.abs() < 1e8);
+            if !tame {
+                tally.overflow += 1;
+                continue;
+            }
+            found = true;
+            tally.points += 1;
+            compare(case, &args, tape_value, &tape_partials, tally);
+            break;
+        }
+        if !found {
+            if tally.points == points_before {
+                tally.unchecked.push(case.name);
+            }
+            break;
+        }
+    }
+}
+
+fn compare(case: &Case, args: &Args, tape_value: f64, tape_partials: &[f64], tally: &mut Tally) {
+    let value = (case.original)(args);
+    let (grad_value, partials) = (case.gradient)(args);
+    let mut fail = |what: String| {
+        tally
+            .failures
+            .push(format!("{}: {what}\n  at {args:?}", case.name));
+    };
+    if !same(grad_value, value) {
+        fail(format!(
+            "the value of _grad is {grad_value:e}, the original's {value:e}"
+        ));
+    }
+    if !same(tape_value, value) {
+        fail(format!(
+            "the value on Tape is {tape_value:e}, the original's {value:e}"
+        ));
+    }
+    if partials.len() != tape_partials.len() {
+        fail(format!(
+            "{} partials, Tape has {}",
+            partials.len(),
+            tape_partials.len()
+        ));
+        return;
+    }
+    let scale = tape_partials
+        .iter()
+        .chain(&partials)
+        .fold(1.0f64, |m, d| m.max(d.abs()));
+    for (i, (d, t)) in partials.iter().zip(tape_partials).enumerate() {
+        if !within(*d, *t, 1e-9 * scale) {
+            fail(format!("partial {i} is {d:e}, Tape's {t:e}"));
+        }
+    }
+    if !case.differences {
+        return;
+    }
+    let flat = args.flat(case.partials);
+    for i in 0..flat.len() {
+        let h = 1e-5 * flat[i].abs().max(1.0);
+        let coarse = central(case, args, &flat, i, h);
+        let fine = central(case, args, &flat, i, h / 10.0);
+        let tolerance = 1e-4 * fine.abs().max(1.0);
+        if !within(coarse, fine, tolerance) {
+            tally.fd_skipped += 1;
+            continue;
+        }
+        tally.fd_checked += 1;
+        if !within(partials[i], fine, tolerance) {
+            fail(format!(
+                "partial {i} is {:e}, finite differences give {fine:e}",
+                partials[i]
+            ));
+        }
+    }
+}
+
+/// Checks every case of a batch (in as many threads as there are cores, up to 4), prints
+/// a summary, and panics listing the disagreements, if any (or if too few points could
+/// be checked for the test to mean much). `seed` draws the points.
+///
+/// # Panics
+/// On any disagreement, as a test does.
+pub fn check_batch(cases: &[Case], seed: u64) {
+    assert!(!cases.is_empty(), "no programs generated");
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    let chunk = cases.len().div_ceil(threads);
+    let tallies: Vec<Tally> = std::thread::scope(|scope| {
+        let handles: Vec<_> = cases
+            .chunks(chunk)
+            .map(|cases| {
+                scope.spawn(move || {
+                    let mut tally = Tally::default();
+                    for case in cases {
+                        // The points of a program depend on its name and the seed only.
+                        let name = case.name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+                            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+                        });
+                        check(case, seed.wrapping_mul(1_000_003) ^ name, &mut tally);
+                    }
+                    tally
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a checking thread panicked"))
+            .collect()
+    });
+    let mut total = Tally::default();
+    for t in tallies {
+        total.points += t.points;
+        total.near_kink += t.near_kink;
+        total.overflow += t.overflow;
+        total.unchecked.extend(t.unchecked);
+        total.fd_checked += t.fd_checked;
+        total.fd_skipped += t.fd_skipped;
+        total.failures.extend(t.failures);
+    }
+    println!(
+        "{} programs (seed {seed}): {} points checked ({} resampled near kinks, {} where \
+         a value grew too large), {} programs with no usable point, \
+         {} partials against finite differences ({} skipped where step sizes disagree)",
+        cases.len(),
+        total.points,
+        total.near_kink,
+        total.overflow,
+        total.unchecked.len(),
+        total.fd_checked,
+        total.fd_skipped
+    );
+    if !total.unchecked.is_empty() {
+        println!(
+            "without a usable point: {:?}",
+            &total.unchecked[..total.unchecked.len().min(20)]
+        );
+    }
+    // Nearly every program must have been checked somewhere, or the test says little.
+    assert!(
+        total.points >= cases.len() * POINTS * 9 / 10,
+        "only {} of {} points could be checked",
+        total.points,
+        cases.len() * POINTS
+    );
+    assert!(
+        total.fd_checked >= (total.fd_checked + total.fd_skipped) * 9 / 10,
+        "too many finite differences skipped"
+    );
+    if !total.failures.is_empty() {
+        for f in total.failures.iter().take(30) {
+            eprintln!("{f}");
+        }
+        panic!(
+            "{} disagreements (the programs are in {}/programs.rs)",
+            total.failures.len(),
+            "OUT_DIR of autodiff-difftest's build script"
+        );
+    }
+}

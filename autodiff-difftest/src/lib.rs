@@ -1,0 +1,608 @@
+//! Differential testing of `#[grad]`: random programs of the documented subset, each
+//! compiled both as a `#[grad]` function and as the same computation on a `Tape`, and
+//! checked against each other and against central finite differences.
+//!
+//! - [`generator`] writes the programs (seeded, deterministic). The build script runs it
+//!   and writes the batch into `OUT_DIR`, in four parts, one per test
+//!   (`tests/programs_0.rs` …, so that two cores compile them side by side); each test
+//!   includes its part and runs [`check::check_batch`] on it.
+//! - This library holds what the generated code and the test need at run time: the
+//!   arguments of a case ([`Args`]), the context of the `Tape` twins ([`Ctx`]), which
+//!   measures how close a point is to a kink or a branch boundary, the flattening of
+//!   partials ([`FlatOut`], [`Leaves`]), and an interpreter of straight-line programs on
+//!   `Value` and `Tape` ([`interpret`]).
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod check;
+pub mod generator;
+
+use autodiff::{Gradient, Tape, Value, Var};
+use generator::ast::{BinOp, Exponent, Expr, Stmt};
+use std::cell::Cell;
+use std::collections::HashMap;
+
+/// Dispatches a unary operation of the table by name to the method of that name.
+macro_rules! unary {
+    ($x:expr, $name:expr) => {
+        match $name {
+            "recip" => $x.recip(),
+            "sqrt" => $x.sqrt(),
+            "cbrt" => $x.cbrt(),
+            "exp" => $x.exp(),
+            "exp2" => $x.exp2(),
+            "exp_m1" => $x.exp_m1(),
+            "sin" => $x.sin(),
+            "cos" => $x.cos(),
+            "tan" => $x.tan(),
+            "asin" => $x.asin(),
+            "acos" => $x.acos(),
+            "atan" => $x.atan(),
+            "sinh" => $x.sinh(),
+            "cosh" => $x.cosh(),
+            "tanh" => $x.tanh(),
+            "asinh" => $x.asinh(),
+            "acosh" => $x.acosh(),
+            "atanh" => $x.atanh(),
+            "abs" => $x.abs(),
+            "relu" => $x.relu(),
+            "sigmoid" => $x.sigmoid(),
+            "floor" => $x.floor(),
+            "ceil" => $x.ceil(),
+            "round" => $x.round(),
+            "trunc" => $x.trunc(),
+            "signum" => $x.signum(),
+            "to_degrees" => $x.to_degrees(),
+            "to_radians" => $x.to_radians(),
+            other => panic!("the engines have no operation `{other}` here"),
+        }
+    };
+}
+
+/// The kind of a parameter, for drawing arguments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spec {
+    /// `n` numbers (a scalar, an array, a nested array flattened).
+    Real(usize),
+    /// Rows of `k` numbers, as many as the run-time length of the point.
+    Run(usize),
+    /// A `usize` in `lo..=hi`.
+    Int(usize, usize),
+    /// A `bool`.
+    Bool,
+}
+
+/// One generated program, as the test sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct Case {
+    /// The module's name.
+    pub name: &'static str,
+    /// Its parameters.
+    pub params: &'static [Spec],
+    /// The parameters whose partials the gradient returns, in its order.
+    pub partials: &'static [usize],
+    /// The smallest run-time length of its slices.
+    pub slice_min: usize,
+    /// Whether finite differences of the original are its gradient (not when a
+    /// `stop_gradient` holds a value constant).
+    pub differences: bool,
+    /// The original function.
+    pub original: fn(&Args) -> f64,
+    /// The `#[grad]` gradient: the value and the partials, flattened.
+    pub gradient: fn(&Args) -> (f64, Vec<f64>),
+    /// The same on a `Tape`.
+    pub tape: fn(&Args) -> TapeRun,
+}
+
+/// What the `Tape` twin of a program computes at a point: the value, the partials
+/// (flattened, in the gradient's order), the distance to the nearest kink or branch
+/// boundary, and the largest magnitude of a variable.
+pub type TapeRun = (f64, Vec<f64>, f64, f64);
+
+/// The value of one parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArgValue {
+    /// Numbers, flattened (row by row).
+    Real(Vec<f64>),
+    /// An integer.
+    Int(usize),
+    /// A flag.
+    Flag(bool),
+}
+
+/// The arguments of a call, one per parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Args(pub Vec<ArgValue>);
+
+impl Args {
+    fn real(&self, i: usize) -> &Vec<f64> {
+        match &self.0[i] {
+            ArgValue::Real(v) => v,
+            other => panic!("parameter {i} is not numbers: {other:?}"),
+        }
+    }
+
+    /// Parameter `i` as an `f64`.
+    pub fn f(&self, i: usize) -> f64 {
+        self.real(i)[0]
+    }
+
+    /// Parameter `i` as an array.
+    pub fn arr<const N: usize>(&self, i: usize) -> [f64; N] {
+        self.real(i).as_slice().try_into().expect("length")
+    }
+
+    /// Parameter `i` as `N` rows of `K`.
+    pub fn arr2<const N: usize, const K: usize>(&self, i: usize) -> [[f64; K]; N] {
+        let flat = self.real(i);
+        std::array::from_fn(|r| std::array::from_fn(|c| flat[r * K + c]))
+    }
+
+    /// Parameter `i` as a slice.
+    pub fn slice(&self, i: usize) -> &[f64] {
+        self.real(i)
+    }
+
+    /// Parameter `i` as a `&Vec`.
+    pub fn vec(&self, i: usize) -> &Vec<f64> {
+        self.real(i)
+    }
+
+    /// Parameter `i` as rows of `K`.
+    pub fn rows<const K: usize>(&self, i: usize) -> Vec<[f64; K]> {
+        self.real(i)
+            .chunks_exact(K)
+            .map(|r| r.try_into().expect("row"))
+            .collect()
+    }
+
+    /// Parameter `i` as an integer.
+    pub fn int(&self, i: usize) -> usize {
+        match self.0[i] {
+            ArgValue::Int(n) => n,
+            ref other => panic!("parameter {i} is not an integer: {other:?}"),
+        }
+    }
+
+    /// Parameter `i` as a flag.
+    pub fn flag(&self, i: usize) -> bool {
+        match self.0[i] {
+            ArgValue::Flag(b) => b,
+            ref other => panic!("parameter {i} is not a flag: {other:?}"),
+        }
+    }
+
+    /// The numbers of the parameters `partials`, in that order, flattened: the point
+    /// finite differences move.
+    pub fn flat(&self, partials: &[usize]) -> Vec<f64> {
+        partials
+            .iter()
+            .flat_map(|&i| self.real(i).iter().copied())
+            .collect()
+    }
+
+    /// A copy with the numbers of `partials` replaced by `flat` (as [`Args::flat`] lays
+    /// them out).
+    pub fn with_flat(&self, partials: &[usize], flat: &[f64]) -> Args {
+        let mut out = self.clone();
+        let mut at = 0;
+        for &i in partials {
+            if let ArgValue::Real(v) = &mut out.0[i] {
+                let n = v.len();
+                v.copy_from_slice(&flat[at..at + n]);
+                at += n;
+            }
+        }
+        out
+    }
+}
+
+/// The context of the `Tape` twin of a program: makes constants and leaves, and goes
+/// between the program and every comparison or non-smooth operation, keeping the
+/// smallest distance of the point to a branch boundary or a kink seen on the way.
+pub struct Ctx<'t> {
+    tape: &'t Tape,
+    margin: Cell<f64>,
+    largest: Cell<f64>,
+}
+
+impl<'t> Ctx<'t> {
+    /// A context recording on `tape`.
+    pub fn new(tape: &'t Tape) -> Ctx<'t> {
+        Ctx {
+            tape,
+            margin: Cell::new(f64::INFINITY),
+            largest: Cell::new(0.0),
+        }
+    }
+
+    /// An input.
+    pub fn leaf(&self, value: f64) -> Var<'t> {
+        self.tape.var(value)
+    }
+
+    /// A constant (a node whose adjoint is never read).
+    pub fn c(&self, value: f64) -> Var<'t> {
+        self.tape.var(value)
+    }
+
+    /// `x`, noting its magnitude: the value of a variable.
+    pub fn v(&self, x: Var<'t>) -> Var<'t> {
+        let m = x.value().abs();
+        let m = if m.is_nan() { f64::INFINITY } else { m };
+        if m > self.largest.get() {
+            self.largest.set(m);
+        }
+        x
+    }
+
+    /// The largest magnitude of a variable seen so far (infinite after a NaN). Where
+    /// it is large, the computation cancels large terms, and rounding, amplified, makes
+    /// every gradient (and finite differences) inaccurate.
+    pub fn largest(&self) -> f64 {
+        self.largest.get()
+    }
+
+    /// The smallest distance to a kink or a boundary seen so far (`0` after a NaN).
+    pub fn margin(&self) -> f64 {
+        self.margin.get()
+    }
+
+    /// Notes the distance between two operands, unless they are the same node (whose
+    /// comparison no perturbation can change).
+    fn between(&self, a: Var<'t>, b: Var<'t>) {
+        if a.index() != b.index() {
+            self.note(a.value() - b.value());
+        }
+    }
+
+    fn note(&self, distance: f64) {
+        let d = distance.abs();
+        let d = if d.is_nan() { 0.0 } else { d };
+        if d < self.margin.get() {
+            self.margin.set(d);
+        }
+    }
+
+    /// `a < b`.
+    pub fn lt(&self, a: Var<'t>, b: Var<'t>) -> bool {
+        self.between(a, b);
+        a.value() < b.value()
+    }
+
+    /// `a > b`.
+    pub fn gt(&self, a: Var<'t>, b: Var<'t>) -> bool {
+        self.between(a, b);
+        a.value() > b.value()
+    }
+
+    /// `a <= b`.
+    pub fn le(&self, a: Var<'t>, b: Var<'t>) -> bool {
+        self.between(a, b);
+        a.value() <= b.value()
+    }
+
+    /// `a >= b`.
+    pub fn ge(&self, a: Var<'t>, b: Var<'t>) -> bool {
+        self.between(a, b);
+        a.value() >= b.value()
+    }
+
+    /// `x.abs()`.
+    pub fn abs(&self, x: Var<'t>) -> Var<'t> {
+        self.note(x.value());
+        x.abs()
+    }
+
+    /// `x.relu()`.
+    pub fn relu(&self, x: Var<'t>) -> Var<'t> {
+        self.note(x.value());
+        x.relu()
+    }
+
+    /// `x.signum()`.
+    pub fn signum(&self, x: Var<'t>) -> Var<'t> {
+        self.note(x.value());
+        x.signum()
+    }
+
+    /// `x.cbrt()` (its derivative is unbounded at 0).
+    pub fn cbrt(&self, x: Var<'t>) -> Var<'t> {
+        self.note(x.value());
+        x.cbrt()
+    }
+
+    fn to_integer(&self, x: Var<'t>) {
+        self.note(x.value() - x.value().round());
+    }
+
+    /// `x.floor()`.
+    pub fn floor(&self, x: Var<'t>) -> Var<'t> {
+        self.to_integer(x);
+        x.floor()
+    }
+
+    /// `x.ceil()`.
+    pub fn ceil(&self, x: Var<'t>) -> Var<'t> {
+        self.to_integer(x);
+        x.ceil()
+    }
+
+    /// `x.trunc()`.
+    pub fn trunc(&self, x: Var<'t>) -> Var<'t> {
+        self.to_integer(x);
+        x.trunc()
+    }
+
+    /// `x.round()` (which jumps half-way between integers).
+    pub fn round(&self, x: Var<'t>) -> Var<'t> {
+        self.note(x.value() - (x.value().floor() + 0.5));
+        x.round()
+    }
+
+    /// `a.max(b)`.
+    pub fn max(&self, a: Var<'t>, b: Var<'t>) -> Var<'t> {
+        self.between(a, b);
+        a.max(b)
+    }
+
+    /// `a.min(b)`.
+    pub fn min(&self, a: Var<'t>, b: Var<'t>) -> Var<'t> {
+        self.between(a, b);
+        a.min(b)
+    }
+
+    /// `x.clamp(lo, hi)`.
+    pub fn clamp(&self, x: Var<'t>, lo: Var<'t>, hi: Var<'t>) -> Var<'t> {
+        self.note(x.value() - lo.value());
+        self.note(x.value() - hi.value());
+        x.clamp(lo, hi)
+    }
+
+    /// `y.atan2(x)`: its branch cut is the negative `x` axis.
+    pub fn atan2(&self, y: Var<'t>, x: Var<'t>) -> Var<'t> {
+        if x.value() < 0.0 {
+            self.note(y.value());
+        }
+        self.note(y.value().hypot(x.value()));
+        y.atan2(x)
+    }
+
+    /// `a.hypot(b)` (a cone at the origin).
+    pub fn hypot(&self, a: Var<'t>, b: Var<'t>) -> Var<'t> {
+        self.note(a.value().hypot(b.value()));
+        a.hypot(b)
+    }
+
+    /// `x as usize`, an index computed from a number.
+    pub fn index(&self, x: Var<'t>) -> usize {
+        self.note(x.value() - x.value().round());
+        x.value() as usize
+    }
+}
+
+/// A partial as returned by `_grad`, appended to a flat vector.
+pub trait FlatOut {
+    /// Appends the numbers, row by row.
+    fn flat_out(&self, out: &mut Vec<f64>);
+}
+
+impl FlatOut for f64 {
+    fn flat_out(&self, out: &mut Vec<f64>) {
+        out.push(*self);
+    }
+}
+
+impl<T: FlatOut, const N: usize> FlatOut for [T; N] {
+    fn flat_out(&self, out: &mut Vec<f64>) {
+        for x in self {
+            x.flat_out(out);
+        }
+    }
+}
+
+impl<T: FlatOut> FlatOut for Vec<T> {
+    fn flat_out(&self, out: &mut Vec<f64>) {
+        for x in self {
+            x.flat_out(out);
+        }
+    }
+}
+
+/// Leaves of a `Tape`, whose adjoints are appended to a flat vector.
+pub trait Leaves {
+    /// Appends the adjoint of every leaf, row by row.
+    fn leaves(&self, gradient: &Gradient, out: &mut Vec<f64>);
+}
+
+impl Leaves for Var<'_> {
+    fn leaves(&self, gradient: &Gradient, out: &mut Vec<f64>) {
+        out.push(gradient[*self]);
+    }
+}
+
+impl<T: Leaves, const N: usize> Leaves for [T; N] {
+    fn leaves(&self, gradient: &Gradient, out: &mut Vec<f64>) {
+        for x in self {
+            x.leaves(gradient, out);
+        }
+    }
+}
+
+impl<T: Leaves> Leaves for Vec<T> {
+    fn leaves(&self, gradient: &Gradient, out: &mut Vec<f64>) {
+        for x in self {
+            x.leaves(gradient, out);
+        }
+    }
+}
+
+/// What an interpreter needs of a dynamic engine.
+pub trait Engine {
+    /// A number of the engine.
+    type Num: Clone;
+    /// A constant.
+    fn constant(&self, value: f64) -> Self::Num;
+    /// `a op b`.
+    fn binary(&self, op: BinOp, a: &Self::Num, b: &Self::Num) -> Self::Num;
+    /// `-a`.
+    fn neg(&self, a: &Self::Num) -> Self::Num;
+    /// `a.powi(n)`.
+    fn powi(&self, a: &Self::Num, n: i32) -> Self::Num;
+    /// `a.powf(e)` for a constant `e`.
+    fn powf(&self, a: &Self::Num, e: f64) -> Self::Num;
+    /// An operation of the table by name, the receiver first. Constant operands of
+    /// `clamp` are passed as numbers of the engine.
+    fn op(&self, name: &str, args: &[Self::Num]) -> Self::Num;
+    /// The value.
+    fn value(&self, a: &Self::Num) -> f64;
+}
+
+/// The `Tape` engine, for [`interpret`].
+pub struct TapeEngine<'t>(pub &'t Tape);
+
+impl<'t> Engine for TapeEngine<'t> {
+    type Num = Var<'t>;
+    fn constant(&self, value: f64) -> Var<'t> {
+        self.0.var(value)
+    }
+    fn binary(&self, op: BinOp, a: &Var<'t>, b: &Var<'t>) -> Var<'t> {
+        match op {
+            BinOp::Add => *a + *b,
+            BinOp::Sub => *a - *b,
+            BinOp::Mul => *a * *b,
+            BinOp::Div => *a / *b,
+        }
+    }
+    fn neg(&self, a: &Var<'t>) -> Var<'t> {
+        -*a
+    }
+    fn powi(&self, a: &Var<'t>, n: i32) -> Var<'t> {
+        a.powi(n)
+    }
+    fn powf(&self, a: &Var<'t>, e: f64) -> Var<'t> {
+        a.powf(e)
+    }
+    fn op(&self, name: &str, args: &[Var<'t>]) -> Var<'t> {
+        let x = args[0];
+        match name {
+            "max" => x.max(args[1]),
+            "min" => x.min(args[1]),
+            "hypot" => x.hypot(args[1]),
+            "atan2" => x.atan2(args[1]),
+            "mul_add" => x.mul_add(args[1], args[2]),
+            "clamp" => x.clamp(args[1].value(), args[2].value()),
+            "ln" => x.ln(),
+            _ => unary!(x, name),
+        }
+    }
+    fn value(&self, a: &Var<'t>) -> f64 {
+        a.value()
+    }
+}
+
+/// The `Value` engine, for [`interpret`].
+pub struct ValueEngine;
+
+impl Engine for ValueEngine {
+    type Num = Value;
+    fn constant(&self, value: f64) -> Value {
+        Value::new(value)
+    }
+    fn binary(&self, op: BinOp, a: &Value, b: &Value) -> Value {
+        match op {
+            BinOp::Add => a + b,
+            BinOp::Sub => a - b,
+            BinOp::Mul => a * b,
+            BinOp::Div => a / b,
+        }
+    }
+    fn neg(&self, a: &Value) -> Value {
+        -a
+    }
+    fn powi(&self, a: &Value, n: i32) -> Value {
+        a.powi(n)
+    }
+    fn powf(&self, a: &Value, e: f64) -> Value {
+        a.powf(e)
+    }
+    fn op(&self, name: &str, args: &[Value]) -> Value {
+        let x = &args[0];
+        match name {
+            "max" => x.max(&args[1]),
+            "min" => x.min(&args[1]),
+            "hypot" => x.hypot(&args[1]),
+            "atan2" => x.atan2(&args[1]),
+            "mul_add" => x.mul_add(&args[1], &args[2]),
+            "clamp" => x.clamp(args[1].data(), args[2].data()),
+            "ln" => x.log().expect("ln of a positive number"),
+            _ => unary!(x, name),
+        }
+    }
+    fn value(&self, a: &Value) -> f64 {
+        a.data()
+    }
+}
+
+/// Runs a straight-line program (`let`s of number expressions, then a result) on
+/// `engine`, with `inputs` bound to `x0, x1, …`; returns the result.
+///
+/// # Panics
+/// On a statement other than `let`, or an expression outside arithmetic and the
+/// operations of the table.
+pub fn interpret<E: Engine>(
+    engine: &E,
+    inputs: &[E::Num],
+    stmts: &[Stmt],
+    result: &Expr,
+) -> E::Num {
+    let mut env: HashMap<String, E::Num> = inputs
+        .iter()
+        .enumerate()
+        .map(|(i, x)| (format!("x{i}"), x.clone()))
+        .collect();
+    for stmt in stmts {
+        match stmt {
+            Stmt::Let { name, init, .. } => {
+                let value = eval(engine, &env, init);
+                env.insert(name.clone(), value);
+            }
+            other => panic!("not a straight-line statement: {other:?}"),
+        }
+    }
+    eval(engine, &env, result)
+}
+
+fn eval<E: Engine>(engine: &E, env: &HashMap<String, E::Num>, e: &Expr) -> E::Num {
+    match e {
+        Expr::Lit(text) => engine.constant(parse_literal(text)),
+        Expr::Var { name, .. } => env[name].clone(),
+        Expr::Bin(op, a, b) => {
+            let (a, b) = (eval(engine, env, a), eval(engine, env, b));
+            engine.binary(*op, &a, &b)
+        }
+        Expr::Neg(a) => engine.neg(&eval(engine, env, a)),
+        Expr::Powi(a, Exponent::Lit(n)) => engine.powi(&eval(engine, env, a), *n),
+        Expr::Op {
+            name: "powf", args, ..
+        } => {
+            let Expr::Lit(text) = &args[1] else {
+                panic!("powf with a variable exponent: {e:?}")
+            };
+            engine.powf(&eval(engine, env, &args[0]), parse_literal(text))
+        }
+        Expr::Op { name, args, .. } => {
+            let args: Vec<E::Num> = args.iter().map(|a| eval(engine, env, a)).collect();
+            engine.op(name, &args)
+        }
+        other => panic!("not a straight-line expression: {other:?}"),
+    }
+}
+
+/// The value of a float literal as the generator writes it (`0.5`, `0.5_f64`, `5e-1`).
+pub fn parse_literal(text: &str) -> f64 {
+    text.trim_end_matches("_f64")
+        .trim_end_matches("f64")
+        .parse()
+        .unwrap_or_else(|_| panic!("not a float literal: {text}"))
+}
