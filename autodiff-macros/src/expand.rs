@@ -244,8 +244,7 @@ impl State {
         let span = ty.span();
         quote_spanned! {span=>
             const _: () = {
-                fn __differentiable<T: ::autodiff::Differentiable>() {}
-                let _ = __differentiable::<#ty>;
+                let _ = ::autodiff::__private::probe::differentiable::<#ty>;
             };
             #ty! { @grad [#args] [#(#known)*] [#(#self_ty)*] #function }
         }

@@ -299,6 +299,10 @@ pub mod probe {
 
     /// Compiles only for a `self` that is meant to be a constant.
     pub fn constant_self<P: ConstantSelf>(_: P) {}
+
+    /// Compiles only for a type that implements [`Differentiable`]: what `#[grad]` asks of
+    /// the type of a struct parameter before it reads the struct's fields.
+    pub fn differentiable<T: Differentiable + ?Sized>() {}
 }
 
 #[cfg(test)]
