@@ -1,0 +1,712 @@
+//! Random programs: a seeded walk over the constructs of the documented subset, with every
+//! operation's argument kept inside its domain by construction (`ln` of `e·e + 0.5`,
+//! `acos` of `tanh(e)·0.9`, …) and every loop bounded.
+
+use super::ast::*;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+mod expr;
+mod stmt;
+
+/// The largest value an integer variable can hold, as far as indexing is concerned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Hi {
+    /// At most this.
+    Max(usize),
+    /// Below the program's run-time slice length.
+    BelowN,
+    /// Not known (a counter): only used after `% len`, or as a number.
+    Unknown,
+}
+
+/// How long an array variable is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum ALen {
+    Fixed(Len),
+    /// The program's run-time length.
+    Run,
+}
+
+/// What kind of place owns an array's elements (which decides what iterating it yields).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Owner {
+    /// An array value (a by-value parameter or a local array).
+    Array,
+    /// A local `Vec`.
+    Vec,
+    /// A reference (`&[f64; N]`, `&[f64]`, a row bound by a loop).
+    Borrowed,
+    /// A window or chunk of a slice: a `&[f64]` of known length, not an array.
+    Window,
+}
+
+#[derive(Clone, Debug)]
+enum Kind {
+    Real {
+        deref: bool,
+    },
+    Array {
+        len: ALen,
+        inner: Option<usize>,
+        owner: Owner,
+        /// A local array (not a parameter): passed whole only outside loops and branches.
+        local: bool,
+    },
+    Int {
+        hi: Hi,
+    },
+    Bool,
+}
+
+#[derive(Clone, Debug)]
+struct Var {
+    name: String,
+    kind: Kind,
+    mutable: bool,
+    /// Loop counters that keep a loop finite: never assigned by random statements.
+    protected: bool,
+}
+
+#[derive(Clone, Debug)]
+struct LoopCtx {
+    label: Option<String>,
+    /// A `loop` used as a value: its `break`s carry a number.
+    value: bool,
+}
+
+/// The signature of a callable helper.
+#[derive(Clone, Debug)]
+struct Helper {
+    name: String,
+    params: Vec<ParamKind>,
+}
+
+/// Which constructs and operations the generator may use.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Only operations the `Value` engine has (for graphs run on `Value` and `Tape`).
+    pub value_ops_only: bool,
+}
+
+/// The operations of the table, with the shape of their domain.
+const UNARY_ANY: &[&str] = &[
+    "sin",
+    "cos",
+    "atan",
+    "tanh",
+    "asinh",
+    "sigmoid",
+    "abs",
+    "relu",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "signum",
+    "to_radians",
+    "cbrt",
+];
+/// Unary operations that grow fast: their argument is bounded first.
+const UNARY_BOUNDED: &[&str] = &["exp", "exp2", "exp_m1", "sinh", "cosh", "to_degrees", "tan"];
+/// Unary operations of positive numbers.
+const UNARY_POSITIVE: &[&str] = &["sqrt", "ln", "ln_1p", "log2", "log10", "recip"];
+/// Unary operations of numbers in (-1, 1).
+const UNARY_UNIT: &[&str] = &["asin", "acos", "atanh"];
+/// Operations `Value` does not have.
+const NOT_ON_VALUE: &[&str] = &["ln_1p", "log2", "log10", "log"];
+
+struct Gen {
+    rng: StdRng,
+    config: Config,
+    vars: Vec<Var>,
+    scopes: Vec<usize>,
+    loops: Vec<LoopCtx>,
+    /// How many loops and branches enclose the statement being generated.
+    control: usize,
+    fresh: usize,
+    helpers: Vec<Helper>,
+    /// `const` items: (name, value) of `f64`s and of 3-element tables.
+    consts: Vec<String>,
+    tables: Vec<(String, usize)>,
+    /// Statements left for the function.
+    budget: i64,
+    /// Whether a `return` may be written (not inside closures and expression blocks).
+    in_closure: usize,
+    /// Inside an index computed from a number (which computes no further such index).
+    in_index: usize,
+    /// Arrays a loop is iterating over: not written in its body.
+    frozen: Vec<String>,
+    /// Names hidden from expressions (a vector while one of its elements is assigned,
+    /// which Rust's borrow rules make unreadable in the assignment).
+    hidden: Vec<String>,
+}
+
+impl Gen {
+    /// A generator with nothing declared, drawing from the stream `seed`.
+    fn new(seed: u64, config: Config) -> Gen {
+        Gen {
+            rng: StdRng::seed_from_u64(seed),
+            config,
+            vars: Vec::new(),
+            scopes: Vec::new(),
+            loops: Vec::new(),
+            control: 0,
+            fresh: 0,
+            helpers: Vec::new(),
+            consts: Vec::new(),
+            tables: Vec::new(),
+            budget: 0,
+            in_closure: 0,
+            in_index: 0,
+            frozen: Vec::new(),
+            hidden: Vec::new(),
+        }
+    }
+
+    fn chance(&mut self, p: f64) -> bool {
+        self.rng.random_bool(p)
+    }
+
+    fn pick<T: Clone>(&mut self, items: &[T]) -> T {
+        items[self.rng.random_range(0..items.len())].clone()
+    }
+
+    fn fresh(&mut self, prefix: &str) -> String {
+        self.fresh += 1;
+        format!("{prefix}{}", self.fresh)
+    }
+
+    fn push_scope(&mut self) {
+        self.scopes.push(self.vars.len());
+    }
+
+    fn pop_scope(&mut self) {
+        let mark = self.scopes.pop().expect("scope");
+        self.vars.truncate(mark);
+    }
+
+    fn declare(&mut self, name: &str, kind: Kind, mutable: bool) {
+        self.vars.push(Var {
+            name: name.into(),
+            kind,
+            mutable,
+            protected: false,
+        });
+    }
+
+    /// Visible variables (the latest declaration of each name).
+    fn visible(&self) -> Vec<Var> {
+        let mut seen: Vec<&str> = Vec::new();
+        let mut out = Vec::new();
+        for v in self.vars.iter().rev() {
+            if !seen.contains(&v.name.as_str()) {
+                seen.push(&v.name);
+                if !self.hidden.contains(&v.name) {
+                    out.push(v.clone());
+                }
+            }
+        }
+        out
+    }
+
+    fn reals(&self) -> Vec<Var> {
+        self.visible()
+            .into_iter()
+            .filter(|v| matches!(v.kind, Kind::Real { .. }))
+            .collect()
+    }
+
+    fn arrays(&self) -> Vec<Var> {
+        self.visible()
+            .into_iter()
+            .filter(|v| matches!(v.kind, Kind::Array { .. }))
+            .collect()
+    }
+
+    fn ints(&self) -> Vec<Var> {
+        self.visible()
+            .into_iter()
+            .filter(|v| matches!(v.kind, Kind::Int { .. }))
+            .collect()
+    }
+
+    fn flags(&self) -> Vec<Var> {
+        self.visible()
+            .into_iter()
+            .filter(|v| matches!(v.kind, Kind::Bool))
+            .collect()
+    }
+
+    // ----------------------------------------------------------------------------------
+    // Literals and integers.
+
+    fn literal(&mut self) -> Expr {
+        let v: f64 = self.rng.random_range(-2.0..2.0);
+        let v = (v * 100.0).round() / 100.0;
+        let text = match self.rng.random_range(0..6) {
+            0 => format!("{v:?}_f64"),
+            1 if v != 0.0 => format!("{:e}", v),
+            _ => format!("{v:?}"),
+        };
+        // `{:e}` of 0.5 is "5e-1": a valid float literal; of 2 it is "2e0".
+        Expr::Lit(text)
+    }
+
+    fn positive_literal(&mut self) -> Expr {
+        let v: f64 = self.rng.random_range(0.1..2.0);
+        Expr::Lit(format!("{:?}", (v * 100.0).round() / 100.0))
+    }
+
+    fn constant(&mut self) -> Expr {
+        let mut options = vec![
+            "PI".to_string(),
+            "std::f64::consts::E".to_string(),
+            "std::f64::consts::FRAC_1_SQRT_2".to_string(),
+            "f64::EPSILON".to_string(),
+            "core::f64::consts::LN_2".to_string(),
+        ];
+        options.extend(self.consts.iter().filter(|c| !c.starts_with("N_")).cloned());
+        let path = self.pick(&options);
+        if !self.tables.is_empty() && self.chance(0.3) {
+            let (table, n) = self.pick(&self.tables.clone());
+            let i = self.index(&ALen::Fixed(Len::Lit(n)));
+            return Expr::Table(table, i);
+        }
+        Expr::Path(path)
+    }
+
+    /// An integer expression whose value is a valid index into an array of length `len`.
+    fn index(&mut self, len: &ALen) -> IExpr {
+        let ints = self.ints();
+        let fits = |hi: Hi| match (len, hi) {
+            (ALen::Fixed(n), Hi::Max(h)) => h < n.value(),
+            (ALen::Run, Hi::Max(h)) => h < SLICE_MIN,
+            (ALen::Run, Hi::BelowN) => true,
+            _ => false,
+        };
+        let direct: Vec<Var> = ints
+            .iter()
+            .filter(|v| matches!(v.kind, Kind::Int { hi } if fits(hi)))
+            .cloned()
+            .collect();
+        let len_expr = |g: &mut Gen| match len {
+            ALen::Fixed(Len::Named(name, _)) => IExpr::Const(name.clone()),
+            ALen::Fixed(n) => {
+                if g.chance(0.5) || n.value() < 2 {
+                    IExpr::Lit(n.value())
+                } else {
+                    // `% (2 + 1)`: a length computed in the index.
+                    IExpr::Add(Box::new(IExpr::Lit(n.value() - 1)), Box::new(IExpr::Lit(1)))
+                }
+            }
+            ALen::Run => IExpr::Len(g.any_slice_name()),
+        };
+        let roll = self.rng.random_range(0..10);
+        if roll < 4 && !direct.is_empty() {
+            let v = self.pick(&direct);
+            return IExpr::Var(v.name);
+        }
+        if roll < 7 && !ints.is_empty() {
+            let v = self.pick(&ints);
+            let mut i = IExpr::Var(v.name);
+            if self.chance(0.5) {
+                let k = self.rng.random_range(1..3);
+                i = IExpr::Add(Box::new(i), Box::new(IExpr::Lit(k)));
+            } else if self.chance(0.3) {
+                i = IExpr::Mul(Box::new(i), Box::new(IExpr::Lit(2)));
+            }
+            return IExpr::Rem(Box::new(i), Box::new(len_expr(self)));
+        }
+        if roll < 8 && self.in_closure == 0 && self.in_index == 0 {
+            if let ALen::Fixed(n) = len {
+                if n.value() >= 2 {
+                    self.in_index += 1;
+                    let e = self.expr(1);
+                    self.in_index -= 1;
+                    return IExpr::FromReal(Box::new(e), n.value());
+                }
+            }
+        }
+        let max = match len {
+            ALen::Fixed(n) => n.value(),
+            ALen::Run => SLICE_MIN,
+        };
+        IExpr::Lit(self.rng.random_range(0..max))
+    }
+
+    fn any_slice_name(&self) -> String {
+        self.visible()
+            .into_iter()
+            .find(|v| matches!(&v.kind, Kind::Array { len: ALen::Run, .. }))
+            .map(|v| v.name)
+            .expect("a run-time length with no slice in scope")
+    }
+
+    /// A slice parameter (`vec![0.0; xs.len()]` inside a loop or a branch must take its
+    /// length from a parameter, as the README's error list says).
+    fn slice_param_name(&self) -> Option<String> {
+        self.visible()
+            .into_iter()
+            .find(|v| {
+                matches!(
+                    &v.kind,
+                    Kind::Array {
+                        len: ALen::Run,
+                        owner: Owner::Borrowed,
+                        ..
+                    }
+                )
+            })
+            .map(|v| v.name)
+    }
+
+    /// A small integer (a trip count, an exponent): a literal or an integer variable of
+    /// known small range.
+    fn small_int(&mut self) -> IExpr {
+        let small: Vec<Var> = self
+            .ints()
+            .into_iter()
+            .filter(|v| matches!(v.kind, Kind::Int { hi: Hi::Max(h) } if h <= 4))
+            .collect();
+        if !small.is_empty() && self.chance(0.5) {
+            IExpr::Var(self.pick(&small).name)
+        } else {
+            IExpr::Lit(self.rng.random_range(0..4))
+        }
+    }
+}
+
+/// Whether an array of kind `kind` has a length of the same kind as `len` (both fixed,
+/// or both the run-time length): zipped arrays.
+fn same_kind_of_length(kind: &Kind, len: &ALen) -> bool {
+    matches!(
+        (kind, len),
+        (Kind::Array { len: ALen::Run, .. }, ALen::Run)
+            | (
+                Kind::Array {
+                    len: ALen::Fixed(_),
+                    ..
+                },
+                ALen::Fixed(_)
+            )
+    )
+}
+
+/// The smallest run-time length of a program's slices (so that `xs[1]` is in bounds).
+pub const SLICE_MIN: usize = 2;
+
+/// Parameter kinds of the function under test (and of helpers, fewer of them).
+fn random_params(g: &mut Gen, count: usize, helper: bool) -> Vec<Param> {
+    let mut params = Vec::new();
+    for i in 0..count {
+        let roll = g.rng.random_range(0..20);
+        let kind = if roll < 8 || (helper && roll < 14) || i == 0 {
+            ParamKind::Real(Shape::Scalar, Pass::Value)
+        } else if roll < 11 {
+            let n = g.length();
+            let pass = if g.chance(0.5) {
+                Pass::Value
+            } else {
+                Pass::Ref
+            };
+            ParamKind::Real(Shape::Array(n), pass)
+        } else if roll < 12 && !helper {
+            let n = g.length();
+            let k = g.rng.random_range(1..4);
+            let pass = if g.chance(0.5) {
+                Pass::Value
+            } else {
+                Pass::Ref
+            };
+            ParamKind::Real(Shape::Nested(n, k), pass)
+        } else if roll < 15 {
+            let pass = if g.chance(0.7) || helper {
+                Pass::Ref
+            } else {
+                Pass::VecRef
+            };
+            ParamKind::Real(Shape::Slice, pass)
+        } else if roll < 16 && !helper {
+            let k = g.rng.random_range(1..4);
+            let pass = if g.chance(0.7) {
+                Pass::Ref
+            } else {
+                Pass::VecRef
+            };
+            ParamKind::Real(Shape::Rows(k), pass)
+        } else if roll < 18 {
+            ParamKind::Int {
+                lo: 0,
+                hi: g.rng.random_range(1..5),
+            }
+        } else {
+            ParamKind::Bool
+        };
+        let mutable = matches!(
+            kind,
+            ParamKind::Real(Shape::Scalar, _) | ParamKind::Real(Shape::Array(_), Pass::Value)
+        ) && g.chance(0.15);
+        let prefix = match &kind {
+            ParamKind::Real(Shape::Scalar, _) => "x",
+            ParamKind::Real(Shape::Array(_) | Shape::Nested(..), _) => "w",
+            ParamKind::Real(..) => "xs",
+            ParamKind::Int { .. } => "n",
+            ParamKind::Bool => "flag",
+        };
+        params.push(Param {
+            name: format!("{prefix}{i}"),
+            kind,
+            mutable,
+        });
+    }
+    // A call passes integers and flags only along with an array or slice passed whole
+    // (through the callee's pullback); a call of numbers alone goes through `_grad`,
+    // which takes `f64`s only.
+    if helper
+        && !params
+            .iter()
+            .any(|p| matches!(p.kind, ParamKind::Real(Shape::Array(_) | Shape::Slice, _)))
+    {
+        for p in &mut params {
+            if matches!(p.kind, ParamKind::Int { .. } | ParamKind::Bool) {
+                p.kind = ParamKind::Real(Shape::Scalar, Pass::Value);
+                p.name = p.name.replace("flag", "x").replace('n', "x");
+            }
+        }
+    }
+    params
+}
+
+fn declare_params(g: &mut Gen, params: &[Param]) {
+    for p in params {
+        let kind = match &p.kind {
+            ParamKind::Real(Shape::Scalar, _) => Kind::Real { deref: false },
+            ParamKind::Real(Shape::Array(n), pass) => Kind::Array {
+                len: ALen::Fixed(n.clone()),
+                inner: None,
+                owner: if *pass == Pass::Value {
+                    Owner::Array
+                } else {
+                    Owner::Borrowed
+                },
+                local: false,
+            },
+            ParamKind::Real(Shape::Nested(n, k), pass) => Kind::Array {
+                len: ALen::Fixed(n.clone()),
+                inner: Some(*k),
+                owner: if *pass == Pass::Value {
+                    Owner::Array
+                } else {
+                    Owner::Borrowed
+                },
+                local: false,
+            },
+            ParamKind::Real(Shape::Slice, _) => Kind::Array {
+                len: ALen::Run,
+                inner: None,
+                owner: Owner::Borrowed,
+                local: false,
+            },
+            ParamKind::Real(Shape::Rows(k), _) => Kind::Array {
+                len: ALen::Run,
+                inner: Some(*k),
+                owner: Owner::Borrowed,
+                local: false,
+            },
+            ParamKind::Int { hi, .. } => Kind::Int { hi: Hi::Max(*hi) },
+            ParamKind::Bool => Kind::Bool,
+        };
+        g.declare(&p.name, kind, p.mutable);
+    }
+}
+
+fn random_function(g: &mut Gen, name: &str, helper: bool) -> Function {
+    let count = if helper {
+        g.rng.random_range(1..4)
+    } else {
+        g.rng.random_range(1..6)
+    };
+    let params = random_params(g, count, helper);
+    // Fresh names are numbered after the parameters' (`x0`, `w1`, …), so they never
+    // collide.
+    g.fresh = g.fresh.max(params.len());
+    g.vars.clear();
+    g.scopes.clear();
+    g.loops.clear();
+    g.control = 0;
+    g.budget = if helper {
+        g.rng.random_range(1..6)
+    } else {
+        g.rng.random_range(3..14)
+    };
+    declare_params(g, &params);
+    let mut body = Vec::new();
+    let n = g.rng.random_range(1..6);
+    for _ in 0..n {
+        if g.budget <= 0 {
+            break;
+        }
+        g.stmt(0, &mut body);
+    }
+    // The result reads what the body computed: every number in scope, almost always
+    // (parameters the body changed among them).
+    let mut result = g.expr(2);
+    let reals = g.reals();
+    for v in reals.iter().take(6) {
+        if g.chance(0.85) {
+            let read = Expr::Var {
+                name: v.name.clone(),
+                deref: false,
+            };
+            let read = if g.chance(0.3) { g.bounded(read) } else { read };
+            result = Expr::Bin(BinOp::Add, Box::new(result), Box::new(read));
+        }
+    }
+    // wrt: all numbers (no attribute argument), or a non-empty subset in any order.
+    let reals: Vec<usize> = (0..params.len())
+        .filter(|&i| matches!(params[i].kind, ParamKind::Real(..)))
+        .collect();
+    let wrt = if !helper && g.chance(0.35) {
+        let mut subset: Vec<usize> = reals.iter().copied().filter(|_| g.chance(0.6)).collect();
+        if subset.is_empty() {
+            subset.push(reals[0]);
+        }
+        // shuffle
+        for i in (1..subset.len()).rev() {
+            let j = g.rng.random_range(0..=i);
+            subset.swap(i, j);
+        }
+        Some(subset)
+    } else {
+        None
+    };
+    Function {
+        name: name.into(),
+        params,
+        wrt,
+        body,
+        result,
+    }
+}
+
+/// The program numbered `index` of the stream seeded by `seed`: the same pair always
+/// gives the same program.
+pub fn program(seed: u64, index: u64) -> Program {
+    let mut g = Gen::new(
+        seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        Config {
+            value_ops_only: false,
+        },
+    );
+    let mut items = vec!["use std::f64::consts::PI;".to_string()];
+    if g.chance(0.5) {
+        let v = g.positive_literal();
+        let Expr::Lit(text) = v else { unreachable!() };
+        items.push(format!("const C0: f64 = {text};"));
+        g.consts.push("C0".into());
+    }
+    if g.chance(0.4) {
+        let n = g.rng.random_range(2..4);
+        items.push(format!("const N_{n}: usize = {n};"));
+        g.consts.push(format!("N_{n}"));
+    }
+    if g.chance(0.4) {
+        let values: Vec<String> = (0..3)
+            .map(|_| match g.literal() {
+                Expr::Lit(t) => t,
+                _ => unreachable!(),
+            })
+            .collect();
+        items.push(format!("const W0: [f64; 3] = [{}];", values.join(", ")));
+        g.tables.push(("W0".into(), 3));
+    }
+    // Module consts of type f64 are read as numbers; N_ consts are lengths.
+    let module_consts = g.consts.clone();
+    let mut helpers = Vec::new();
+    let helper_count = if g.chance(0.3) {
+        g.rng.random_range(1..3)
+    } else {
+        0
+    };
+    for h in 0..helper_count {
+        let f = random_function(&mut g, &format!("h{h}"), true);
+        g.helpers.push(Helper {
+            name: f.name.clone(),
+            params: f.params.iter().map(|p| p.kind.clone()).collect(),
+        });
+        helpers.push(f);
+        g.consts = module_consts.clone();
+    }
+    let main = random_function(&mut g, "f", false);
+    Program {
+        items,
+        helpers,
+        main,
+        slice_min: SLICE_MIN,
+    }
+}
+
+/// A straight-line program of `lets` over `inputs` scalar parameters, with at least
+/// `nodes` operations, using only what both dynamic engines have (for `Value` against
+/// `Tape`): the statements and the final expression.
+pub fn graph(seed: u64, inputs: usize, nodes: usize) -> (Vec<Stmt>, Expr) {
+    let mut g = Gen::new(
+        seed,
+        Config {
+            value_ops_only: true,
+        },
+    );
+    for i in 0..inputs {
+        g.declare(&format!("x{i}"), Kind::Real { deref: false }, false);
+    }
+    let mut stmts = Vec::new();
+    let mut count = 0;
+    while count < nodes {
+        let e = g.expr(2);
+        // Half the values squashed, so that a long chain neither overflows nor vanishes.
+        let e = if g.chance(0.5) { g.bounded(e) } else { e };
+        count += size(&e);
+        let name = format!("v{}", stmts.len());
+        stmts.push(Stmt::Let {
+            name: name.clone(),
+            mutable: false,
+            annotated: false,
+            init: e,
+        });
+        g.declare(&name, Kind::Real { deref: false }, false);
+        // Keep a window of recent values in reach, and the inputs.
+        if g.vars.len() > inputs + 64 {
+            let drop = g.rng.random_range(inputs..g.vars.len() - 1);
+            g.vars.remove(drop);
+        }
+    }
+    let reals = g.reals();
+    let mut result = Expr::Var {
+        name: reals[0].name.clone(),
+        deref: false,
+    };
+    for v in reals.iter().skip(1).take(16) {
+        result = Expr::Bin(
+            BinOp::Add,
+            Box::new(result),
+            Box::new(Expr::Var {
+                name: v.name.clone(),
+                deref: false,
+            }),
+        );
+    }
+    (stmts, result)
+}
+
+/// The nodes `e` adds to a graph on a dynamic engine: one per operation and constant.
+pub fn size(e: &Expr) -> usize {
+    match e {
+        Expr::Var { .. } | Expr::Index(..) => 0,
+        Expr::Lit(_) | Expr::Path(_) | Expr::Table(..) => 1,
+        Expr::Bin(_, a, b) => 1 + size(a) + size(b),
+        Expr::Neg(a) | Expr::Powi(a, _) | Expr::Stop(a) => 1 + size(a),
+        Expr::Op { args, .. } => 1 + args.iter().map(size).sum::<usize>(),
+        _ => 1,
+    }
+}

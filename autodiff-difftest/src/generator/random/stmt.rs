@@ -1,0 +1,716 @@
+//! Statements, blocks and loops of random programs.
+
+use super::*;
+
+impl Gen {
+    // ----------------------------------------------------------------------------------
+    // Statements.
+
+    pub(super) fn block(&mut self, depth: usize, len: usize) -> Vec<Stmt> {
+        self.push_scope();
+        let mut out = Vec::new();
+        for _ in 0..len {
+            if self.budget <= 0 {
+                break;
+            }
+            self.stmt(depth, &mut out);
+        }
+        self.pop_scope();
+        out
+    }
+
+    pub(super) fn assignable_reals(&self) -> Vec<Var> {
+        self.reals()
+            .into_iter()
+            .filter(|v| v.mutable && !v.protected)
+            .collect()
+    }
+
+    pub(super) fn assignable_arrays(&self) -> Vec<Var> {
+        self.arrays()
+            .into_iter()
+            .filter(|v| v.mutable && !self.frozen.contains(&v.name))
+            .collect()
+    }
+
+    /// A compound assignment operator and a value for it that keeps the variable tame.
+    pub(super) fn update(&mut self, depth: usize) -> (&'static str, Expr) {
+        let e = self.expr(depth);
+        match self.rng.random_range(0..6) {
+            0 => ("", e),
+            1 | 2 => ("+", e),
+            3 => ("-", e),
+            4 => {
+                let b = self.bounded(e);
+                (
+                    "*",
+                    Expr::Bin(BinOp::Add, Box::new(Expr::Lit("0.5".into())), Box::new(b)),
+                )
+            }
+            _ => ("/", self.positive(e)),
+        }
+    }
+
+    pub(super) fn stmt(&mut self, depth: usize, out: &mut Vec<Stmt>) {
+        self.budget -= 1;
+        let roll = self.rng.random_range(0..100);
+        let nested = depth > 0;
+        match roll {
+            0..=17 => {
+                // let, shadowing, let mut
+                let reals = self.reals();
+                let shadow = !reals.is_empty() && self.chance(0.25);
+                let name = if shadow {
+                    self.pick(&reals).name
+                } else {
+                    self.fresh("v")
+                };
+                let init = if self.chance(0.1) {
+                    self.constant()
+                } else {
+                    self.expr(2)
+                };
+                let mutable = self.chance(0.5);
+                let annotated = self.chance(0.3);
+                out.push(Stmt::Let {
+                    name: name.clone(),
+                    mutable,
+                    annotated,
+                    init,
+                });
+                self.declare(&name, Kind::Real { deref: false }, mutable);
+            }
+            18..=29 => {
+                // assignment to a variable or an array element
+                let targets = self.assignable_reals();
+                let arrays = self.assignable_arrays();
+                if !arrays.is_empty() && (targets.is_empty() || self.chance(0.5)) {
+                    let a = self.pick(&arrays);
+                    if let Kind::Array {
+                        len, inner, owner, ..
+                    } = a.kind
+                    {
+                        let hide = owner == Owner::Vec;
+                        if hide {
+                            self.hidden.push(a.name.clone());
+                        }
+                        let mut indices = vec![self.index(&len)];
+                        if let Some(k) = inner {
+                            indices.push(self.index(&ALen::Fixed(Len::Lit(k))));
+                        }
+                        let (op, value) = self.update(2);
+                        if hide {
+                            self.hidden.pop();
+                        }
+                        out.push(Stmt::Assign(Place::Index(a.name, indices), op, value));
+                    }
+                } else if !targets.is_empty() {
+                    let v = self.pick(&targets);
+                    let (op, value) = self.update(2);
+                    out.push(Stmt::Assign(Place::Var(v.name), op, value));
+                } else {
+                    self.let_const_then_update(out);
+                }
+            }
+            30..=33 => self.let_const_then_update(out),
+            34..=37 => {
+                // deferred let
+                let name = self.fresh("d");
+                let annotated = self.chance(0.4);
+                out.push(Stmt::Deferred {
+                    name: name.clone(),
+                    annotated,
+                });
+                if self.chance(0.3) {
+                    let e = self.expr(2);
+                    out.push(Stmt::Assign(Place::Var(name.clone()), "", e));
+                } else {
+                    let c = self.cond(1);
+                    let mut then = self.branch_body(depth);
+                    let e = self.expr(2);
+                    then.push(Stmt::Assign(Place::Var(name.clone()), "", e));
+                    let mut otherwise = self.branch_body(depth);
+                    let e = self.expr(2);
+                    otherwise.push(Stmt::Assign(Place::Var(name.clone()), "", e));
+                    out.push(Stmt::If(vec![(c, then)], Some(otherwise)));
+                }
+                self.declare(&name, Kind::Real { deref: false }, false);
+            }
+            38..=41 => self.local_array(out),
+            42..=57 if depth < 3 => self.for_loop(depth, out),
+            58..=61 if depth < 3 => self.while_loop(depth, out),
+            62..=64 if depth < 3 => self.loop_loop(depth, out),
+            65..=74 if depth < 3 => {
+                let mut branches = Vec::new();
+                let n = self.rng.random_range(1..=3);
+                for _ in 0..n {
+                    let c = self.cond(1);
+                    self.control += 1;
+                    let body = self.block(depth + 1, 2);
+                    self.control -= 1;
+                    branches.push((c, body));
+                }
+                let otherwise = if self.chance(0.5) {
+                    self.control += 1;
+                    let b = self.block(depth + 1, 2);
+                    self.control -= 1;
+                    Some(b)
+                } else {
+                    None
+                };
+                out.push(Stmt::If(branches, otherwise));
+            }
+            75..=77 if depth < 3 => {
+                let scrutinee = self.scrutinee();
+                let mut arms = Vec::new();
+                for (pattern, guard) in self.arm_patterns(&scrutinee, 1) {
+                    self.push_scope();
+                    if let Scrutinee::Real(_) = scrutinee {
+                        self.declare(&pattern, Kind::Real { deref: false }, false);
+                    }
+                    self.control += 1;
+                    let body = self.block(depth + 1, 2);
+                    self.control -= 1;
+                    self.pop_scope();
+                    arms.push((pattern, guard, body));
+                }
+                out.push(Stmt::Match(Match { scrutinee, arms }));
+            }
+            78..=83 if nested && !self.loops.is_empty() => {
+                // break / continue under a condition
+                let c = self.cond(1);
+                let which = self.rng.random_range(0..self.loops.len());
+                let target = self.loops[which].clone();
+                let innermost = which == self.loops.len() - 1;
+                let label = if innermost && self.chance(0.6) {
+                    None
+                } else {
+                    target.label.clone()
+                };
+                if !innermost && label.is_none() {
+                    return;
+                }
+                let exit = if self.chance(0.3) {
+                    Stmt::Continue(label)
+                } else if target.value {
+                    if !innermost {
+                        return;
+                    }
+                    Stmt::Break(None, Some(self.expr(2)))
+                } else {
+                    Stmt::Break(label, None)
+                };
+                out.push(Stmt::If(vec![(c, vec![exit])], None));
+            }
+            84..=86 if nested => {
+                let c = self.cond(1);
+                let e = self.expr(2);
+                out.push(Stmt::If(vec![(c, vec![Stmt::Return(e)])], None));
+            }
+            87..=88 => {
+                let body = self.block(depth + 1, 2);
+                out.push(Stmt::Block(body));
+            }
+            89..=90 => {
+                // an integer counter
+                let name = self.fresh("k");
+                let init = self.rng.random_range(0..3);
+                out.push(Stmt::LetInt {
+                    name: name.clone(),
+                    mutable: true,
+                    init: IExpr::Lit(init),
+                });
+                self.declare(&name, Kind::Int { hi: Hi::Unknown }, true);
+            }
+            91..=92 => {
+                let counters: Vec<Var> = self
+                    .ints()
+                    .into_iter()
+                    .filter(|v| v.mutable && !v.protected)
+                    .collect();
+                if !counters.is_empty() {
+                    let v = self.pick(&counters);
+                    out.push(Stmt::Increment(v.name, 1));
+                }
+            }
+            93 if depth == 0 && !self.consts.iter().any(|c| c == "LN_10") && self.chance(0.3) => {
+                out.push(Stmt::Item("use std::f64::consts::LN_10;".into()));
+                self.consts.push("LN_10".into());
+            }
+            93 if depth == 0 => {
+                let name = self.fresh("K");
+                let value = self.positive_literal();
+                let Expr::Lit(text) = value else {
+                    unreachable!()
+                };
+                out.push(Stmt::Item(format!("const {name}: f64 = {text};")));
+                self.consts.push(name);
+            }
+            94 => {
+                let arrays: Vec<Var> = self
+                    .arrays()
+                    .into_iter()
+                    .filter(|v| {
+                        // Parameters (`w…`) and local arrays (`h…`): `let [a, b] = row;` of
+                        // a row bound by a loop is rejected ("takes apart one-dimensional
+                        // arrays"), a form the README does not show.
+                        (v.name.starts_with('w') || v.name.starts_with('h'))
+                            && matches!(&v.kind, Kind::Array { len: ALen::Fixed(n), inner: None, owner: Owner::Array, .. } if n.value() <= 4)
+                    })
+                    .collect();
+                if !arrays.is_empty() {
+                    let a = self.pick(&arrays);
+                    let Kind::Array {
+                        len: ALen::Fixed(n),
+                        ..
+                    } = a.kind
+                    else {
+                        unreachable!()
+                    };
+                    let mut names = Vec::new();
+                    for _ in 0..n.value() {
+                        if self.chance(0.3) {
+                            names.push(None);
+                        } else {
+                            names.push(Some(self.fresh("e")));
+                        }
+                    }
+                    out.push(Stmt::Destructure(names.clone(), a.name));
+                    for name in names.into_iter().flatten() {
+                        self.declare(&name, Kind::Real { deref: false }, false);
+                    }
+                }
+            }
+            _ => {
+                // accumulate into a mutable variable: the common case of loops
+                let targets = self.assignable_reals();
+                if targets.is_empty() {
+                    self.let_const_then_update(out);
+                } else {
+                    let v = self.pick(&targets);
+                    let e = self.expr(2);
+                    out.push(Stmt::Assign(Place::Var(v.name), "+", e));
+                }
+            }
+        }
+    }
+
+    pub(super) fn branch_body(&mut self, depth: usize) -> Vec<Stmt> {
+        if depth >= 3 || self.chance(0.5) {
+            return Vec::new();
+        }
+        self.control += 1;
+        let body = self.block(depth + 1, 1);
+        self.control -= 1;
+        body
+    }
+
+    /// `let mut y = <constant path or literal>; y op= e;`
+    pub(super) fn let_const_then_update(&mut self, out: &mut Vec<Stmt>) {
+        let name = self.fresh("c");
+        let init = if self.chance(0.6) {
+            self.constant()
+        } else {
+            self.literal()
+        };
+        out.push(Stmt::Let {
+            name: name.clone(),
+            mutable: true,
+            annotated: self.chance(0.2),
+            init,
+        });
+        self.declare(&name, Kind::Real { deref: false }, true);
+        let (op, value) = self.update(2);
+        out.push(Stmt::Assign(Place::Var(name), op, value));
+    }
+
+    pub(super) fn local_array(&mut self, out: &mut Vec<Stmt>) {
+        let name = self.fresh("h");
+        let roll = self.rng.random_range(0..10);
+        let slice_param = self.slice_param_name();
+        let has_slice = slice_param.is_some();
+        let (init, len, inner, owner) = if roll < 4 {
+            let n = self.length();
+            (
+                ArrayInit::Zeros(n.clone()),
+                ALen::Fixed(n),
+                None,
+                Owner::Array,
+            )
+        } else if roll < 6 {
+            let n = self.length();
+            let k = self.rng.random_range(1..4);
+            (
+                ArrayInit::Zeros2(n.clone(), k),
+                ALen::Fixed(n),
+                Some(k),
+                Owner::Array,
+            )
+        } else if roll < 8 || !has_slice {
+            let n = self.rng.random_range(1..4);
+            let items = (0..n).map(|_| self.expr(1)).collect();
+            (
+                ArrayInit::Literal(items),
+                ALen::Fixed(Len::Lit(n)),
+                None,
+                Owner::Array,
+            )
+        } else {
+            let of = slice_param.expect("a slice parameter");
+            (ArrayInit::VecZeros(of), ALen::Run, None, Owner::Vec)
+        };
+        let mutable = !matches!(init, ArrayInit::Literal(_)) || self.chance(0.5);
+        out.push(Stmt::LetArray {
+            name: name.clone(),
+            mutable,
+            init,
+        });
+        self.declare(
+            &name,
+            Kind::Array {
+                len,
+                inner,
+                owner,
+                local: true,
+            },
+            mutable,
+        );
+    }
+
+    pub(super) fn length(&mut self) -> Len {
+        let named: Vec<String> = self
+            .consts
+            .iter()
+            .filter(|c| c.starts_with('N'))
+            .cloned()
+            .collect();
+        if !named.is_empty() && self.chance(0.3) {
+            let name = self.pick(&named);
+            let value = name[name.find('_').map_or(1, |i| i + 1)..]
+                .parse()
+                .unwrap_or(2);
+            Len::Named(name, value)
+        } else {
+            Len::Lit(self.rng.random_range(1..5))
+        }
+    }
+
+    pub(super) fn label(&mut self) -> Option<String> {
+        if self.chance(0.25) {
+            Some(self.fresh("'l"))
+        } else {
+            None
+        }
+    }
+
+    pub(super) fn for_loop(&mut self, depth: usize, out: &mut Vec<Stmt>) {
+        let label = self.label();
+        self.push_scope();
+        let frozen = self.frozen.len();
+        let (pattern, iter) = self.iterable();
+        self.loops.push(LoopCtx {
+            label: label.clone(),
+            value: false,
+        });
+        self.control += 1;
+        let n = self.rng.random_range(1..4);
+        let body = self.block(depth + 1, n);
+        self.control -= 1;
+        self.loops.pop();
+        self.frozen.truncate(frozen);
+        self.pop_scope();
+        out.push(Stmt::For {
+            label,
+            pattern,
+            iter,
+            body,
+        });
+    }
+
+    /// The pattern and iterable of a `for` loop; declares what the pattern binds.
+    pub(super) fn iterable(&mut self) -> (String, String) {
+        let arrays = self.arrays();
+        let roll = self.rng.random_range(0..10);
+        if roll < 5 || arrays.is_empty() {
+            let i = self.fresh("i");
+            let slices: Vec<Var> = arrays
+                .iter()
+                .filter(|v| matches!(v.kind, Kind::Array { len: ALen::Run, .. }))
+                .cloned()
+                .collect();
+            let int_params: Vec<Var> = self
+                .ints()
+                .into_iter()
+                .filter(|v| {
+                    matches!(v.kind, Kind::Int { hi: Hi::Max(h) } if h <= 4) && !v.protected
+                })
+                .collect();
+            let (text, hi) = match self.rng.random_range(0..6) {
+                0 | 1 if !slices.is_empty() => {
+                    let s = self.pick(&slices);
+                    (format!("0..{}.len()", s.name), Hi::BelowN)
+                }
+                2 if !int_params.is_empty() => {
+                    let k = self.pick(&int_params);
+                    let Kind::Int { hi: Hi::Max(h) } = k.kind else {
+                        unreachable!()
+                    };
+                    (format!("0..{}", k.name), Hi::Max(h.saturating_sub(1)))
+                }
+                3 => {
+                    let a = self.rng.random_range(0..2);
+                    let b = self.rng.random_range(1..4);
+                    (format!("{a}..={b}"), Hi::Max(b))
+                }
+                4 => {
+                    let named: Vec<String> = self
+                        .consts
+                        .iter()
+                        .filter(|c| c.starts_with('N'))
+                        .cloned()
+                        .collect();
+                    if named.is_empty() {
+                        (String::from("0..3"), Hi::Max(2))
+                    } else {
+                        let name = self.pick(&named);
+                        let value: usize = name[2..].parse().unwrap_or(2);
+                        (format!("0..{name}"), Hi::Max(value - 1))
+                    }
+                }
+                _ => {
+                    let b = self.rng.random_range(1..5);
+                    (format!("0..{b}"), Hi::Max(b - 1))
+                }
+            };
+            let text = match self.rng.random_range(0..8) {
+                0 => format!("({text}).rev()"),
+                1 => format!("({text}).step_by(2)"),
+                2 => format!("({text}).skip(1)"),
+                3 => format!("({text}).take(2)"),
+                _ => text,
+            };
+            self.declare(&i, Kind::Int { hi }, false);
+            return (i, text);
+        }
+        let src = self.pick(&arrays);
+        self.frozen.push(src.name.clone());
+        let Kind::Array {
+            len, inner, owner, ..
+        } = src.kind.clone()
+        else {
+            unreachable!()
+        };
+        let idx_hi = match &len {
+            ALen::Fixed(n) => Hi::Max(n.value().saturating_sub(1)),
+            ALen::Run => Hi::BelowN,
+        };
+        // The item: an element (a number, or a row of `k`), by value or by reference.
+        let declare_item = |g: &mut Gen, name: &str, by_ref: bool| match inner {
+            None => g.declare(name, Kind::Real { deref: by_ref }, false),
+            Some(k) => g.declare(
+                name,
+                Kind::Array {
+                    len: ALen::Fixed(Len::Lit(k)),
+                    inner: None,
+                    owner: if by_ref {
+                        Owner::Borrowed
+                    } else {
+                        Owner::Array
+                    },
+                    local: false,
+                },
+                false,
+            ),
+        };
+        let x = self.fresh("x");
+        match self.rng.random_range(0..9) {
+            0 => {
+                // `for x in xs` / `for x in &h`
+                let (text, by_ref) = match owner {
+                    Owner::Array if self.chance(0.5) => (src.name.clone(), false),
+                    Owner::Array | Owner::Vec => (format!("&{}", src.name), true),
+                    Owner::Borrowed | Owner::Window => (src.name.clone(), true),
+                };
+                declare_item(self, &x, by_ref);
+                (x, text)
+            }
+            1 => {
+                declare_item(self, &x, false);
+                (format!("&{x}"), format!("{}.iter()", src.name))
+            }
+            2 => {
+                declare_item(self, &x, false);
+                (x, format!("{}.iter().copied()", src.name))
+            }
+            3 => {
+                let i = self.fresh("i");
+                self.declare(&i, Kind::Int { hi: idx_hi }, false);
+                declare_item(self, &x, true);
+                (
+                    format!("({i}, {x})"),
+                    format!("{}.iter().enumerate()", src.name),
+                )
+            }
+            4 => {
+                // zip with an array of the same kind
+                let partners: Vec<Var> = arrays
+                    .iter()
+                    .filter(|v| same_kind_of_length(&v.kind, &len))
+                    .cloned()
+                    .collect();
+                let partner = self.pick(&partners);
+                self.frozen.push(partner.name.clone());
+                let Kind::Array { inner: p_inner, .. } = partner.kind.clone() else {
+                    unreachable!()
+                };
+                let y = self.fresh("y");
+                declare_item(self, &x, true);
+                let by_value = self.chance(0.5);
+                match p_inner {
+                    None => self.declare(&y, Kind::Real { deref: !by_value }, false),
+                    Some(k) => self.declare(
+                        &y,
+                        Kind::Array {
+                            len: ALen::Fixed(Len::Lit(k)),
+                            inner: None,
+                            owner: if by_value {
+                                Owner::Array
+                            } else {
+                                Owner::Borrowed
+                            },
+                            local: false,
+                        },
+                        false,
+                    ),
+                }
+                let y_pat = if by_value { format!("&{y}") } else { y };
+                (
+                    format!("({x}, {y_pat})"),
+                    format!("{}.iter().zip({}.iter())", src.name, partner.name),
+                )
+            }
+            5 | 6 if inner.is_none() && len == ALen::Run => {
+                let k = self.rng.random_range(1..3);
+                let (method, known) = match self.rng.random_range(0..3) {
+                    0 => ("windows", k),
+                    1 => ("chunks_exact", k),
+                    _ => ("chunks", 1),
+                };
+                self.declare(
+                    &x,
+                    Kind::Array {
+                        len: ALen::Fixed(Len::Lit(known)),
+                        inner: None,
+                        owner: Owner::Window,
+                        local: false,
+                    },
+                    false,
+                );
+                (x, format!("{}.{method}({k})", src.name))
+            }
+            _ => {
+                let by_ref = owner != Owner::Array || self.chance(0.5);
+                let text = if self.chance(0.5) {
+                    format!("{}.iter().rev()", src.name)
+                } else {
+                    format!("{}.iter()", src.name)
+                };
+                if by_ref {
+                    declare_item(self, &x, true);
+                    (x, text)
+                } else {
+                    declare_item(self, &x, false);
+                    (format!("&{x}"), text)
+                }
+            }
+        }
+    }
+
+    pub(super) fn counter(&mut self, out: &mut Vec<Stmt>) -> (String, usize) {
+        let k = self.fresh("w");
+        let bound = self.rng.random_range(1..5);
+        out.push(Stmt::LetInt {
+            name: k.clone(),
+            mutable: true,
+            init: IExpr::Lit(0),
+        });
+        (k, bound)
+    }
+
+    pub(super) fn declare_counter(&mut self, k: &str, bound: usize) {
+        self.vars.push(Var {
+            name: k.into(),
+            kind: Kind::Int {
+                hi: Hi::Max(bound + 1),
+            },
+            mutable: true,
+            protected: true,
+        });
+    }
+
+    /// `let mut k = 0; while k < B [&& c] { k += 1; … }`
+    pub(super) fn while_loop(&mut self, depth: usize, out: &mut Vec<Stmt>) {
+        let (k, bound) = self.counter(out);
+        self.push_scope();
+        self.declare_counter(&k, bound);
+        let mut cond = Cond::ICmp("<", IExpr::Var(k.clone()), IExpr::Lit(bound));
+        if self.chance(0.4) {
+            let c = self.cond(0);
+            cond = Cond::And(Box::new(cond), Box::new(c));
+        }
+        self.loops.push(LoopCtx {
+            label: None,
+            value: false,
+        });
+        self.control += 1;
+        let n = self.rng.random_range(1..4);
+        let mut body = vec![Stmt::Increment(k.clone(), 1)];
+        body.extend(self.block(depth + 1, n));
+        self.control -= 1;
+        self.loops.pop();
+        self.pop_scope();
+        out.push(Stmt::While(cond, body));
+    }
+
+    /// `let mut k = 0; [let r =] loop { k += 1; if k > B { break [e]; } … }`
+    pub(super) fn loop_loop(&mut self, depth: usize, out: &mut Vec<Stmt>) {
+        let (k, bound) = self.counter(out);
+        let value = if self.chance(0.4) {
+            Some(self.fresh("r"))
+        } else {
+            None
+        };
+        let label = if value.is_none() { self.label() } else { None };
+        self.push_scope();
+        self.declare_counter(&k, bound);
+        let exit_value = value.as_ref().map(|_| self.expr(2));
+        self.loops.push(LoopCtx {
+            label: label.clone(),
+            value: value.is_some(),
+        });
+        self.control += 1;
+        let n = self.rng.random_range(1..4);
+        let mut body = vec![
+            Stmt::Increment(k.clone(), 1),
+            Stmt::If(
+                vec![(
+                    Cond::ICmp(">", IExpr::Var(k.clone()), IExpr::Lit(bound)),
+                    vec![Stmt::Break(None, exit_value)],
+                )],
+                None,
+            ),
+        ];
+        body.extend(self.block(depth + 1, n));
+        self.control -= 1;
+        self.loops.pop();
+        self.pop_scope();
+        out.push(Stmt::Loop {
+            label,
+            value: value.clone(),
+            body,
+        });
+        if let Some(name) = value {
+            self.declare(&name, Kind::Real { deref: false }, false);
+        }
+    }
+}
