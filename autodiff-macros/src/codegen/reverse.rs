@@ -567,8 +567,6 @@ impl Generator<'_> {
         (quote!(#declarations #call; #after), temporaries)
     }
 
-    /// The variable whose adjoint holds this one's: a struct parameter's for its fields,
-    /// else itself.
     /// The condition under which the reverse of `stmt`, a loop whose reverse is `body`,
     /// can be skipped: every adjoint that flows into it is exactly zero (`None` when
     /// that cannot be told cheaply). The sweep is linear in those adjoints, so the loop
@@ -649,6 +647,8 @@ impl Generator<'_> {
         }
     }
 
+    /// The variable whose adjoint holds this one's: a struct parameter's for its fields,
+    /// else itself.
     fn adjoint_root(&self, var: VarId) -> VarId {
         match self.function.field(var) {
             Some(field) => self.function.params[field.param].var,
