@@ -532,7 +532,7 @@ fn a_negative_zero_partial_is_a_zero_on_every_engine() {
     }
 }
 
-/// Every operation of the guide's table (the table `autodiff-macros` checks against its
+/// Every operation of the guide's table (the table `autodiff-macros-core` checks against its
 /// `OPS`) is exercised by a case above.
 #[test]
 fn every_operation_of_the_table_is_covered() {

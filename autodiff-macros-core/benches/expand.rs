@@ -1,33 +1,9 @@
 //! Expansion time of `#[grad]` against the size of the function: it should grow linearly,
 //! so the time per operation (criterion's throughput, in elements) stays flat.
 //!
-//! `cargo bench -p autodiff-macros --bench expand`
-//!
-//! A proc-macro crate exports only its macros, so the bench compiles the pipeline's modules
-//! itself, at its own crate root, where their `crate::` paths resolve the same way.
-#![allow(dead_code)]
+//! `cargo bench -p autodiff-macros-core --bench expand`
 
-#[path = "../src/args.rs"]
-mod args;
-#[path = "../src/check.rs"]
-mod check;
-#[path = "../src/codegen/mod.rs"]
-mod codegen;
-#[path = "../src/errors.rs"]
-mod errors;
-#[path = "../src/expand.rs"]
-mod expand;
-#[path = "../src/ir.rs"]
-mod ir;
-#[path = "../src/layout.rs"]
-mod layout;
-#[path = "../src/lower/mod.rs"]
-mod lower;
-#[path = "../src/ops.rs"]
-mod ops;
-#[path = "../src/types.rs"]
-mod types;
-
+use autodiff_macros_core::grad;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -58,7 +34,7 @@ fn expansion(c: &mut Criterion) {
         let item = generated_function(ops);
         group.throughput(Throughput::Elements(ops as u64));
         group.bench_with_input(BenchmarkId::from_parameter(ops), &item, |b, item| {
-            b.iter(|| expand::grad(TokenStream::new(), item.clone()));
+            b.iter(|| grad(TokenStream::new(), item.clone()));
         });
     }
     group.finish();

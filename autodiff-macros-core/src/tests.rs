@@ -1,0 +1,240 @@
+//! Unit tests of the pipeline: expansion snapshots, robustness (property tests, in
+//! `tests/robustness.rs`), and the operation table.
+
+mod robustness;
+
+mod expansion {
+    use crate::expand::grad;
+    use quote::quote;
+
+    /// The expansion of `#[grad(args)] item`, pretty-printed.
+    fn expand(args: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> String {
+        let tokens = grad(args, item);
+        match syn::parse2::<syn::File>(tokens.clone()) {
+            Ok(file) => prettyplease::unparse(&file),
+            Err(error) => panic!("expansion does not parse ({error}): {tokens}"),
+        }
+    }
+
+    #[test]
+    fn design_example() {
+        insta::assert_snapshot!(expand(
+            quote!(),
+            quote! {
+                pub fn f(x: f64, y: f64) -> f64 { (x * y).tanh() + x.powi(2) }
+            }
+        ));
+    }
+
+    #[test]
+    fn loss_with_lets() {
+        insta::assert_snapshot!(expand(
+            quote!(),
+            quote! {
+                pub fn loss(w: f64, b: f64, x: f64) -> f64 {
+                    let z = w * x + b;
+                    let t = z.tanh();
+                    (t - 0.5).powi(2)
+                }
+            }
+        ));
+    }
+
+    #[test]
+    fn reuse_mutation_calls_and_constants() {
+        insta::assert_snapshot!(expand(
+            quote!(),
+            quote! {
+                fn g(x: f64, y: f64, unused: f64) -> f64 {
+                    let mut s = x * x;
+                    s += x.powf(2.5) / y;
+                    let scale = stop_gradient(y).exp();
+                    softplus(s) * scale - PI
+                }
+            }
+        ));
+    }
+
+    #[test]
+    fn loop_over_an_array() {
+        insta::assert_snapshot!(expand(
+            quote!(wrt(w)),
+            quote! {
+                pub fn dot(w: &[f64; N], x: &[f64; N]) -> f64 {
+                    let mut acc = 0.0;
+                    for i in 0..N {
+                        acc += (w[i] * x[i]).tanh();
+                    }
+                    acc
+                }
+            }
+        ));
+    }
+
+    #[test]
+    fn branch_in_a_loop() {
+        insta::assert_snapshot!(expand(
+            quote!(),
+            quote! {
+                fn hinge(w: [f64; 3], t: f64) -> f64 {
+                    let mut total = 0.0;
+                    for i in 0..3 {
+                        if w[i] * t > 1.0 {
+                            total += w[i].ln();
+                        } else {
+                            total -= t * w[i];
+                        }
+                    }
+                    total
+                }
+            }
+        ));
+    }
+
+    #[test]
+    fn wrt_subset() {
+        insta::assert_snapshot!(expand(
+            quote!(wrt(c, a)),
+            quote! {
+                fn h(a: f64, b: f64, c: f64) -> f64 { a * b + c.sin() * b }
+            }
+        ));
+    }
+
+    #[test]
+    fn run_time_loop_over_slices() {
+        insta::assert_snapshot!(expand(
+            quote!(wrt(w)),
+            quote! {
+                pub fn mse(w: &[f64], xs: &[[f64; 2]], ys: &[f64]) -> f64 {
+                    let mut loss = 0.0;
+                    for (x, y) in xs.iter().zip(ys) {
+                        let pred = (w[0] * x[0] + w[1] * x[1]).tanh();
+                        loss += (pred - y).powi(2);
+                    }
+                    loss
+                }
+            }
+        ));
+    }
+
+    #[test]
+    fn while_break_and_early_return() {
+        insta::assert_snapshot!(expand(
+            quote!(),
+            quote! {
+                fn g(x: f64, n: usize) -> f64 {
+                    let mut y = x;
+                    let mut k = 0;
+                    while k < n {
+                        if y > 10.0 {
+                            return y;
+                        }
+                        y = y * y + 1.0;
+                        k += 1;
+                    }
+                    y
+                }
+            }
+        ));
+    }
+
+    #[test]
+    fn f32_slices_and_a_while() {
+        // Everything in `f32`: rules, adjoints, stack tapes; values saved on the (`f64`)
+        // workspace converted both ways.
+        insta::assert_snapshot!(expand(
+            quote!(wrt(w)),
+            quote! {
+                pub fn fit(w: &[f32], xs: &[[f32; 2]], n: usize) -> f32 {
+                    let mut loss = 0.0;
+                    for x in xs {
+                        let mut h = [0.0; 2];
+                        for j in 0..2 {
+                            h[j] = (w[j] * x[j]).tanh();
+                        }
+                        loss += (h[0] * h[1]).relu() + h[0];
+                    }
+                    let mut k = 0;
+                    while k < n {
+                        loss = loss.sin() * 2.0;
+                        k += 1;
+                    }
+                    loss / xs.len() as f32
+                }
+            }
+        ));
+    }
+
+    #[test]
+    fn errors_keep_the_original_and_a_stub() {
+        insta::assert_snapshot!(expand(
+            quote!(),
+            quote! {
+                fn bad(x: f64) -> f64 { let c = || x; x.frobnicate() + c() }
+            }
+        ));
+    }
+
+    #[test]
+    fn two_thousand_operations_expand() {
+        let mut body = quote!(let mut acc = x;);
+        for i in 0..1000 {
+            let k = i as f64 + 0.5;
+            body.extend(quote!(acc = (acc * #k).sin();));
+        }
+        let out = expand(quote!(), quote!(fn big(x: f64) -> f64 { #body acc }));
+        assert!(out.contains("fn big_grad(x: f64) -> (f64, f64) {"), "{out}");
+        assert_eq!(out.matches("rules::generic::sin").count(), 1000);
+    }
+}
+
+mod table {
+    use crate::ops::{Arg::Real, *};
+
+    #[test]
+    fn every_op_is_consistent() {
+        for op in OPS {
+            let reals = op.args.iter().filter(|a| **a == Real).count();
+            assert_eq!(op.partials.len(), reals, "{}", op.name);
+            assert!(op.rule_wrt_only.is_empty() || op.rule_wrt_only.len() == reals);
+            assert_eq!(op.args[0], Real, "{}: the receiver is an f64", op.name);
+        }
+    }
+
+    #[test]
+    fn names_are_unique_per_syntax() {
+        for (i, a) in OPS.iter().enumerate() {
+            for b in &OPS[i + 1..] {
+                assert_ne!(a.name, b.name, "an operation appears twice in the table");
+            }
+        }
+    }
+
+    /// The guide's table of operations (in the facade's `src/guide/language.md`) is this
+    /// table. `UPDATE_GUIDE=1 cargo test -p autodiff-macros-core guide` rewrites it after a
+    /// change to `OPS`.
+    #[test]
+    fn guide_table_matches() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../src/guide/language.md");
+        let readme = std::fs::read_to_string(path).expect("the guide is readable");
+        let start = "<!-- ops-table:start -->\n";
+        let end = "<!-- ops-table:end -->";
+        let from = readme
+            .find(start)
+            .expect("the guide has the ops table markers")
+            + start.len();
+        let to = readme[from..].find(end).expect("end marker") + from;
+        let table = markdown_table();
+        if std::env::var_os("UPDATE_GUIDE").is_some() {
+            let updated = format!("{}{}{}", &readme[..from], table, &readme[to..]);
+            std::fs::write(path, updated).expect("the guide is writable");
+        } else {
+            assert_eq!(
+                readme[from..to],
+                table,
+                "the guide's operation table is out of date: run with UPDATE_GUIDE=1"
+            );
+        }
+    }
+}
