@@ -1292,3 +1292,27 @@ fn gradient_from_before_clear_panics() {
     let x = tape.var(1.0);
     let _ = g.wrt(x);
 }
+
+/// What may cross threads (the guide's "Threads and memory"): a tape may move, a gradient
+/// and a domain error may move and be shared. That `Value` and `Var` may not, and that
+/// `Tape` may not be shared, is checked by `compile_fail` examples in their docs.
+#[test]
+fn thread_safety() {
+    fn send<T: Send>() {}
+    fn sync<T: Sync>() {}
+    send::<Tape>();
+    send::<Gradient>();
+    sync::<Gradient>();
+    send::<DomainError>();
+    sync::<DomainError>();
+    // A tape built on one thread, differentiated on another.
+    let tape = Tape::new();
+    let handle = std::thread::spawn(move || {
+        let x = tape.var(0.5);
+        let g = (x * x).tanh().gradient();
+        g.wrt(x)
+    });
+    let d = handle.join().expect("no panic");
+    let t = 0.25f64.tanh();
+    assert_eq!(d, (1.0 - t * t) * 2.0 * 0.5);
+}

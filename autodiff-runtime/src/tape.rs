@@ -46,6 +46,31 @@ fn fresh_id() -> u64 {
 /// assert!((grad.wrt(x) - ((1.0 - t * t) * -1.0 + 2.0 * 0.5)).abs() < 1e-15);
 /// assert!((grad[y] - (1.0 - t * t) * 0.5).abs() < 1e-15);
 /// ```
+///
+/// # Threads
+///
+/// `Tape` is `Send` but not `Sync`: operations append to it through a `RefCell`, without a
+/// lock. A tape can move to another thread when no [`Var`] borrows it, but cannot be
+/// shared, and a `Var` (a borrow of its tape) cannot leave its thread. A [`Gradient`] is
+/// plain data, `Send` and `Sync`. To differentiate on several threads, give each its own
+/// tape.
+///
+/// ```compile_fail
+/// use autodiff_runtime::Tape;
+///
+/// let tape = Tape::new();
+/// std::thread::scope(|s| {
+///     s.spawn(|| tape.var(1.0).tanh().value()); // `RefCell<…>` cannot be shared
+/// });
+/// ```
+///
+/// # Memory
+///
+/// A node is a value, two parent indices and two partials: 32 bytes, in arrays that grow
+/// by doubling ([`Tape::with_capacity`] avoids the copies). Everything is freed with the
+/// tape. On graphs of 10,000,000 nodes, about 110 bytes per node at the peak of a sweep,
+/// the gradient and the caller's `Var`s included (`autodiff-bench`'s `engine_scale`
+/// example).
 pub struct Tape {
     /// Identifies this tape (and its contents since the last [`Tape::clear`]) in the
     /// [`Gradient`]s it produces.

@@ -54,6 +54,29 @@ use crate::{rules, DomainError};
 /// assert_eq!(y.data(), 16.0);
 /// assert_eq!((a.grad(), b.grad(), c.grad()), (-24.0, 16.0, 8.0));
 /// ```
+///
+/// # Threads
+///
+/// `Value` is neither `Send` nor `Sync`. Its nodes are shared through `Rc` and keep their
+/// gradients in `Cell`s, so building a graph and sweeping it take no lock and no atomic
+/// operation. A graph lives on the thread that built it: to differentiate on several
+/// threads, build one graph per thread (or use a [`Tape`](crate::Tape) per thread, or a
+/// `#[grad]` function, which is a plain function of numbers).
+///
+/// ```compile_fail
+/// use autodiff_runtime::Value;
+///
+/// let x = Value::new(1.0);
+/// std::thread::spawn(move || x.tanh().backward()); // `Rc<…>` cannot be sent
+/// ```
+///
+/// # Memory
+///
+/// A node is freed with the last handle to it (a handle is a `Value` or an edge from a
+/// node made from it); a graph has no cycles, since a node's parents exist before it, so
+/// nothing is leaked. Dropping a long chain takes constant stack depth. On graphs of
+/// 10,000,000 nodes a node takes about 280 bytes at the peak of a sweep, handles
+/// included (`autodiff-bench`'s `engine_scale` example).
 #[derive(Clone)]
 pub struct Value(Rc<Node>);
 
@@ -735,6 +758,60 @@ mod tests {
             .unwrap()
             .join()
             .unwrap();
+    }
+
+    /// No node outlives the last handle to it: after a graph with shared nodes has been
+    /// swept, zeroed and printed, dropping the handles frees every node (none is kept
+    /// alive by a reference cycle or by state a traversal left behind).
+    #[test]
+    fn every_node_is_freed() {
+        let inputs: Vec<Value> = (0..8)
+            .map(|i| Value::new(f64::from(i) * 0.3 - 1.0))
+            .collect();
+        let mut nodes = inputs.clone();
+        let mut state = 7_u32;
+        for _ in 0..2_000 {
+            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            let pick = |shift: u32| &nodes[(state >> shift) as usize % nodes.len()];
+            let (a, b, c) = (pick(3), pick(11), pick(19));
+            let node = match state % 5 {
+                0 => a + b,
+                1 => a * b * 0.5,
+                2 => a.tanh(),
+                3 => a.mul_add(b, c) * 0.25,
+                _ => a.max(b),
+            };
+            nodes.push(node);
+        }
+        let output = nodes
+            .iter()
+            .skip(1_000)
+            .fold(Value::new(0.0), |sum, n| sum + n);
+        output.backward();
+        let _ = output.to_dot();
+        output.zero_grad();
+        output.backward();
+        // Every node of the graph, intermediate ones included: the output and the target
+        // of every edge.
+        let mut weak = vec![Rc::downgrade(&output.0)];
+        for node in &Visit::reachable(&output.0).nodes {
+            weak.extend(
+                node.parents
+                    .as_slice()
+                    .iter()
+                    .map(|e| Rc::downgrade(&e.node)),
+            );
+        }
+        assert!(weak.len() > 4_000, "{} edges", weak.len());
+        drop((nodes, output));
+        // The inputs are still held by `inputs`; everything else is gone.
+        let alive: Vec<_> = weak.iter().filter_map(std::rc::Weak::upgrade).collect();
+        assert!(alive
+            .iter()
+            .all(|n| inputs.iter().any(|x| Rc::ptr_eq(n, &x.0))));
+        drop(alive);
+        drop(inputs);
+        assert!(weak.iter().all(|w| w.upgrade().is_none()));
     }
 
     #[test]
