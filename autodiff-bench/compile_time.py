@@ -4,6 +4,12 @@
     python3 autodiff-bench/compile_time.py          # N = 10 ... 5000, about 12 minutes
     python3 autodiff-bench/compile_time.py --sizes 10 100 --repeat 1 --timeout 60
     python3 autodiff-bench/compile_time.py --shapes chain --sizes 5000 --tools none grad
+    python3 autodiff-bench/compile_time.py --stack --sizes 100 1000 10000
+
+With `--stack`, it measures stack use instead of build time: the smallest thread stack on
+which the function (`none`) or its gradient (`#[grad]`) runs, in debug and release
+builds, found by bisection on a program that runs it on a thread of a given stack size
+(a stack overflow aborts that program, so each try is a process of its own).
 
 For each shape of function and each N, it writes one small crate per tool into a
 temporary directory — the function alone (`none`, the baseline), with `#[grad]`, and with
@@ -100,6 +106,73 @@ def source(shape, n, tool):
     return "\n".join([head, *lines, f"    {tail}", "}", "", caller, ""])
 
 
+def stack_program(shape, n, tool):
+    """A program that runs `caller` once on a thread whose stack size is its argument."""
+    main = f"""
+fn main() {{
+    let size: usize = std::env::args().nth(1).expect("a stack size").parse().expect("bytes");
+    let x = std::hint::black_box([0.5; {INPUTS}]);
+    let out = std::thread::Builder::new()
+        .stack_size(size)
+        .spawn(move || caller(&x))
+        .expect("a thread")
+        .join()
+        .expect("no panic");
+    println!("{{out}}");
+}}
+"""
+    return source(shape, n, tool) + main
+
+
+def smallest_stack(binary):
+    """The smallest stack size (in KiB, to 4 KiB) on which `binary` runs, by bisection."""
+    def runs(kib):
+        result = subprocess.run([binary, str(kib * 1024)], capture_output=True)
+        return result.returncode == 0
+    low, high = 4, 4
+    while not runs(high):
+        low, high = high, high * 2
+        if high > 4 * 1024 * 1024:
+            raise SystemExit(f"{binary} does not run on a 4 GiB stack")
+    while high - low > 4:
+        middle = (low + high) // 2
+        if runs(middle):
+            high = middle
+        else:
+            low = middle
+    return high
+
+
+def measure_stack(root, env, shape, n, tool):
+    """(debug KiB, release KiB) of the smallest stack that runs `caller`."""
+    name = f"st_{shape}_{n}_{tool}"
+    crate = os.path.join(root, name)
+    os.makedirs(os.path.join(crate, "src"))
+    with open(os.path.join(crate, "Cargo.toml"), "w") as f:
+        f.write(manifest(name))
+    with open(os.path.join(crate, "src", "main.rs"), "w") as f:
+        f.write("#![allow(clippy::all)]\n" + stack_program(shape, n, tool))
+    sizes = []
+    for profile in ("debug", "release"):
+        command = ["cargo", "build"] + (["--release"] if profile == "release" else [])
+        run(command, crate, env, None)
+        sizes.append(smallest_stack(os.path.join(env["CARGO_TARGET_DIR"], profile, name)))
+    shutil.rmtree(crate)
+    return sizes
+
+
+def stack_tables(root, env, args):
+    for shape in args.shapes:
+        print(f"\n`{shape}`: {DESCRIPTIONS[shape]}; smallest thread stack that runs it, KiB\n")
+        print("| operations | none: debug | #[grad]: debug | none: release | #[grad]: release |")
+        print("| ---: | ---: | ---: | ---: | ---: |")
+        for n in args.sizes:
+            sys.stderr.write(f"stack: {shape} {n}...\n")
+            none = measure_stack(root, env, shape, n, "none")
+            grad = measure_stack(root, env, shape, n, "grad")
+            print(f"| {n} | {none[0]} | {grad[0]} | {none[1]} | {grad[1]} |", flush=True)
+
+
 def manifest(name):
     autodiff = REPO.replace("\\", "/")
     return f"""[package]
@@ -184,11 +257,16 @@ def main():
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--tools", nargs="+", default=["none", "grad", "symdiff"],
                         choices=["none", "grad", "symdiff"])
+    parser.add_argument("--stack", action="store_true",
+                        help="measure stack use of the function and its gradient instead")
     args = parser.parse_args()
 
     root = tempfile.mkdtemp(prefix="autodiff-compile-time-")
     env = dict(os.environ, CARGO_TARGET_DIR=os.path.join(root, "target"), CARGO_TERM_COLOR="never")
     try:
+        if args.stack:
+            stack_tables(root, env, args)
+            return
         sys.stderr.write("compiling the dependencies once...\n")
         for tool in ("grad", "symdiff"):
             if tool in args.tools:

@@ -186,6 +186,20 @@ mod expansion {
         let out = expand(quote!(), quote!(fn big(x: f64) -> f64 { #body acc }));
         assert!(out.contains("fn big_grad(x: f64) -> (f64, f64) {"), "{out}");
         assert_eq!(out.matches("rules::generic::sin").count(), 1000);
+        // The gradient's block has thousands of bindings but few `let`s, so few nested
+        // scopes (see `codegen/scopes.rs`): its bindings are declared 64 to a `let`.
+        let gradient = &out[out.find("fn big_grad").expect("the gradient")..];
+        let gradient = &gradient[..gradient.find("\n}").expect("its end")];
+        let lets = gradient.matches("\n    let ").count();
+        let bindings = gradient.matches("__").count();
+        assert!(
+            lets <= 2 + bindings / 64 / 2,
+            "{lets} lets for {bindings} names"
+        );
+        assert!(
+            lets >= 10,
+            "{lets} lets: the bindings are declared up front"
+        );
     }
 }
 

@@ -37,6 +37,7 @@ use std::collections::HashMap;
 
 mod forward;
 mod reverse;
+mod scopes;
 mod tape;
 mod vjp;
 pub use vjp::{vjp_ident, vjp_signature};
@@ -307,14 +308,14 @@ fn sweep(function: &Function, activity: &Activity, seed: TokenStream) -> Sweep {
         }
     });
     Sweep {
-        code: quote! {
+        code: scopes::flatten(quote! {
             #probe
             #(#items)*
             #take
             #(#tapes)*
             #forward
             #reverse
-        },
+        }),
         value: gen.result.clone().unwrap_or_else(|| quote!(0.0)),
         recycle,
         reached: gen.reached,
