@@ -174,7 +174,13 @@ pub fn parse(input: &DeriveInput) -> syn::Result<Layout> {
                  `#[differentiable(skip)]`",
             );
         }
-        if let Some(ident) = &field.ident {
+        if let Some(ident) = field.ident.as_ref().filter(|ident| *ident == "_") {
+            // `_: T` parses (as an unstable unnamed field), but `self._` does not.
+            errors.at(
+                ident,
+                "#[derive(Differentiable)] needs every field named; `_` is not a field name",
+            );
+        } else if let Some(ident) = &field.ident {
             layout.fields.push(Field {
                 ident: ident.clone(),
                 ty: field.ty.clone(),
