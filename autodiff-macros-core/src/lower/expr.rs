@@ -140,8 +140,7 @@ impl Lowering {
             Expr::Block(block) => self.error(block, "#[grad] does not support labeled blocks"),
             Expr::If(expr_if) => {
                 // A value: a temporary assigned in every branch, then read.
-                let ident = Ident::new("if_value", expr_if.if_token.span);
-                let var = self.declare(&ident, VarKind::Real, Vec::new(), Num::Real);
+                let var = self.declare_named(None, VarKind::Real, Vec::new(), Num::Real);
                 self.vars[var].reassigned = true;
                 self.emit(Stmt::Let {
                     var,
