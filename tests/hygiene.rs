@@ -1,8 +1,9 @@
 //! Hygiene of the generated code, in a crate that denies every warning and clippy's
 //! pedantic lints: `#[grad]` functions whose parameters, locals and callees are named like
-//! the identifiers the expansion introduces (`collisions`). Every gradient is checked
-//! against a closed form or central differences, and every value against the original
-//! function bit for bit.
+//! the identifiers the expansion introduces (`collisions`), in a module that shadows the
+//! prelude and the primitive types (`shadowed`), and in a module without the implicit
+//! prelude (`no_prelude`). Every gradient is checked against a closed form or central
+//! differences, and every value against the original function bit for bit.
 #![deny(warnings, clippy::all, clippy::pedantic)]
 // Lints that are allowed by default, denied here so that generated code is checked
 // against them too.
@@ -22,6 +23,10 @@
 
 #[path = "hygiene/collisions.rs"]
 mod collisions;
+#[path = "hygiene/no_prelude.rs"]
+mod no_prelude;
+#[path = "hygiene/shadowed.rs"]
+mod shadowed;
 
 /// The partial of `f` along coordinate `i` at `at`, by central differences.
 fn central_difference(f: &impl Fn(&[f64]) -> f64, at: &[f64], i: usize) -> f64 {

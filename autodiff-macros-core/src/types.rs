@@ -41,13 +41,20 @@ impl Float {
     }
 }
 
+/// The type by its absolute path, `::core::primitive::f64`, which no item of the user's
+/// can shadow.
 impl ToTokens for Float {
     fn to_tokens(&self, tokens: &mut TokenStream) {
-        tokens.extend(match self {
-            Float::F64 => quote!(f64),
-            Float::F32 => quote!(f32),
-        });
+        tokens.extend(primitive(self.name()));
     }
+}
+
+/// A primitive type by its absolute path: `usize` → `::core::primitive::usize`. Generated
+/// code names primitive types so, since a user's module may define a `type usize = …` of
+/// its own.
+pub fn primitive(name: &str) -> TokenStream {
+    let name = proc_macro2::Ident::new(name, Span::call_site());
+    quote!(::core::primitive::#name)
 }
 
 /// Whether a type is written `f64`.

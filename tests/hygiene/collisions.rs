@@ -35,6 +35,37 @@ fn slots_as_parameters_and_locals() {
     assert_gradient("slots", |p| slots(p[0], p[1], p[2]), &at, &[d0, d1, d2]);
 }
 
+/// The names of a run-time loop's workspace, counters and tapes, in a loop over slices.
+#[grad]
+fn looped(__slab_0: &[f64], __ws: &[f64], __count_0: f64) -> f64 {
+    let mut __trips_0 = 0.0;
+    let mut __tape_0 = [0.0; 2];
+    for (__frame_0, __iter_0) in __slab_0.iter().zip(__ws) {
+        let __primal_1 = (__frame_0 * __iter_0 * __count_0).tanh();
+        __tape_0[0] += __primal_1;
+        __tape_0[1] += __primal_1 * __primal_1;
+        __trips_0 += __primal_1 * __tape_0[0];
+    }
+    __trips_0 + __tape_0[1] * __count_0
+}
+
+#[test]
+fn workspace_names_as_parameters_and_locals() {
+    let a = [0.3, -0.2, 0.9, 0.5];
+    let b = [1.1, 0.4, -0.6, 0.8];
+    let c = 0.7;
+    let (value, da, db, dc) = looped_grad(&a, &b, c);
+    assert_eq!(value.to_bits(), looped(&a, &b, c).to_bits());
+    let all: Vec<f64> = a.iter().chain(&b).copied().chain([c]).collect();
+    let gradient: Vec<f64> = da.iter().chain(&db).copied().chain([dc]).collect();
+    assert_gradient(
+        "looped",
+        |p| looped(&p[..4], &p[4..8], p[8]),
+        &all,
+        &gradient,
+    );
+}
+
 /// `seed` and `d_seed` as the parameters of a function with a pullback, whose own buffers
 /// are named `seed` and `d_seed`.
 #[grad]

@@ -63,6 +63,22 @@ fn iter_slot(depth: usize) -> Ident {
     Ident::new(&format!("__iter_{depth}"), Span::mixed_site())
 }
 
+/// The workspace of a function with loops of run-time length, a generated local.
+fn workspace() -> Ident {
+    Ident::new("__ws", Span::mixed_site())
+}
+
+/// The value returned by `_grad_into` or `_vjp` when it calls the function's `_grad`, a
+/// generated local.
+fn value_slot() -> Ident {
+    Ident::new("__value", Span::mixed_site())
+}
+
+/// `usize`, by its absolute path.
+fn usize_type() -> TokenStream {
+    crate::types::primitive("usize")
+}
+
 /// The path of a rule in the runtime, reached through the facade.
 fn rule(name: &str) -> TokenStream {
     let name = Ident::new(name, Span::call_site());
@@ -288,9 +304,10 @@ fn sweep(function: &Function, activity: &Activity, seed: TokenStream) -> Sweep {
     let reverse = gen.reverse_block(&function.body, true);
     let tapes = &gen.tapes;
     let (take, recycle) = if gen.uses_workspace {
+        let ws = workspace();
         (
-            quote!(let mut __ws = ::autodiff::__private::Workspace::take();),
-            quote!(__ws.recycle();),
+            quote!(let mut #ws = ::autodiff::__private::Workspace::take();),
+            quote!(#ws.recycle();),
         )
     } else {
         (TokenStream::new(), TokenStream::new())
@@ -500,17 +517,18 @@ pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
             ..
         } = &sweep;
         let grad_name = &names.grad;
+        let value_slot = value_slot();
         return quote! {
             #signature {
-                        #code
+                #code
                 #recycle
                 (#value, #(#partials),*)
             }
 
             #signature_into {
-                let (__value, #(#locals),*) = #grad_name(#(#param_names),*);
+                let (#value_slot, #(#locals),*) = #grad_name(#(#param_names),*);
                 #(::autodiff::__private::Flat::add_to(&#locals, #outputs);)*
-                __value
+                #value_slot
             }
 
             #pullback
@@ -534,6 +552,7 @@ pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
         quote!(let mut #local = #zero;)
     });
     let into_name = &names.into;
+    let value_slot = value_slot();
     quote! {
         #signature_into {
             #body
@@ -541,8 +560,8 @@ pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
 
         #signature {
             #(#allocations)*
-            let __value = #into_name(#(#param_names,)* #(&mut #locals),*);
-            (__value, #(#locals),*)
+            let #value_slot = #into_name(#(#param_names,)* #(&mut #locals),*);
+            (#value_slot, #(#locals),*)
         }
 
         #pullback
@@ -708,21 +727,22 @@ fn primal_expr(real: Float, op: &crate::ops::Op, values: &[TokenStream]) -> Toke
         }
         Syntax::Method => {
             let name = Ident::new(op.name, Span::call_site());
-            quote!(<::core::primitive::#real>::#name(#(#values),*))
+            quote!(<#real>::#name(#(#values),*))
         }
         Syntax::ExtMethod => {
             let name = Ident::new(op.name, Span::call_site());
-            quote!(<::core::primitive::#real as ::autodiff::__private::F64Ext>::#name(#(#values),*))
+            quote!(<#real as ::autodiff::__private::F64Ext>::#name(#(#values),*))
         }
     }
 }
 
 /// The number of iterations of `start..end` (or `..=`), a constant `usize` expression.
 fn trips(start: &TokenStream, end: &TokenStream, inclusive: bool) -> TokenStream {
+    let usize = usize_type();
     if inclusive {
-        quote!((((#end) + 1 - (#start)) as usize))
+        quote!((((#end) + 1 - (#start)) as #usize))
     } else {
-        quote!((((#end) - (#start)) as usize))
+        quote!((((#end) - (#start)) as #usize))
     }
 }
 
