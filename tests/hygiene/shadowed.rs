@@ -2,6 +2,7 @@
 //! and `bool` primitive types, and the crates and modules generated code goes through
 //! (`core`, `std`, `alloc`, `autodiff`, `rules`, …): the generated code names all of them
 //! by absolute paths, so the `#[grad]` functions below still compile and are right.
+//! (`f64` itself is shadowed in the module `shadowed_f64` below.)
 //!
 //! The shadowing items are unused, so each carries its own `allow(dead_code)`; the module
 //! as a whole allows nothing, so that the generated code is linted as usual.
@@ -264,4 +265,62 @@ fn structs_and_methods_are_right() {
         assert_near("∂eval/∂input", dinput[i], c * m.w[i]);
     }
     assert_near("∂eval/∂b", dm.b, 1.0);
+}
+
+/// `f64` and `f32` shadowed too: a function written with `::core::primitive::f64` is a
+/// function of the primitive type, and `#[grad]` takes it as such.
+mod shadowed_f64 {
+    use super::super::assert_gradient;
+    use ::autodiff::prelude::*;
+
+    #[allow(non_camel_case_types, dead_code)]
+    #[derive(Debug)]
+    struct f64;
+    #[allow(non_camel_case_types, dead_code)]
+    type f32 = u8;
+
+    type Real64 = ::core::primitive::f64;
+
+    /// Every spelling of the primitive type: in parameters, arrays, slices, locals, casts,
+    /// turbofish and paths to methods and constants.
+    #[grad]
+    #[allow(clippy::cast_precision_loss)]
+    fn spelled(
+        a: ::core::primitive::f64,
+        w: &[::core::primitive::f64; 2],
+        xs: &[::std::primitive::f64],
+    ) -> core::primitive::f64 {
+        let scale: ::core::primitive::f64 = xs.len() as ::core::primitive::f64;
+        let s = xs.iter().map(|x| x * a).sum::<::core::primitive::f64>();
+        let t = ::core::primitive::f64::tanh(s) + std::primitive::f64::sin(w[0]);
+        scale * t * w[1] + ::core::primitive::f64::EPSILON
+    }
+
+    /// `f32`, spelled as a path too.
+    #[grad]
+    fn single(a: ::core::primitive::f32, b: ::core::primitive::f32) -> ::core::primitive::f32 {
+        (a * b).exp() + ::core::primitive::f32::sqrt(b)
+    }
+
+    #[test]
+    fn primitive_paths_are_scalars() {
+        let (a, w, xs) = (0.3, [0.5, -1.5], [0.2, 0.9, -0.4]);
+        let (value, da, dw, dxs) = spelled_grad(a, &w, &xs);
+        assert_eq!(value.to_bits(), spelled(a, &w, &xs).to_bits());
+        let at: ::std::vec::Vec<Real64> = [a, w[0], w[1]].iter().chain(&xs).copied().collect();
+        let gradient: ::std::vec::Vec<Real64> =
+            [da, dw[0], dw[1]].iter().chain(&dxs).copied().collect();
+        assert_gradient(
+            "spelled",
+            |p| spelled(p[0], &[p[1], p[2]], &p[3..]),
+            &at,
+            &gradient,
+        );
+
+        let (a, b): (::core::primitive::f32, ::core::primitive::f32) = (0.5, 1.5);
+        let (value, da, db) = single_grad(a, b);
+        assert_eq!(value.to_bits(), single(a, b).to_bits());
+        ::core::assert!((da - b * (a * b).exp()).abs() < 1e-5);
+        ::core::assert!((db - (a * (a * b).exp() + 0.5 / b.sqrt())).abs() < 1e-5);
+    }
 }

@@ -323,9 +323,11 @@ fn sweep(function: &Function, activity: &Activity, seed: TokenStream) -> Sweep {
             }
         }
     });
+    let float_probes = float_probes(function);
     Sweep {
         code: quote! {
             #probe
+            #float_probes
             #(#items)*
             #take
             #(#tapes)*
@@ -336,6 +338,40 @@ fn sweep(function: &Function, activity: &Activity, seed: TokenStream) -> Sweep {
         recycle,
         reached: gen.reached,
     }
+}
+
+/// Checks that every `f64` (or `f32`) of the signature, as written, is the primitive type
+/// the generated code computes in: in a module where `f64` names a type of the user's,
+/// the error is under that `f64` and says so, rather than a type mismatch in the
+/// generated code. One check per spelling (`f64`, `::core::primitive::f64`, …).
+///
+/// ```text
+/// fn f(x: f64) -> f64   →   let _ = ::autodiff::__private::probe::primitive::<f64, ::core::primitive::f64>;
+/// ```
+fn float_probes(function: &Function) -> TokenStream {
+    let sig = &function.original.sig;
+    let mut floats = Vec::new();
+    for input in &sig.inputs {
+        if let syn::FnArg::Typed(typed) = input {
+            crate::types::floats_in(&typed.ty, &mut floats);
+        }
+    }
+    if let syn::ReturnType::Type(_, ty) = &sig.output {
+        crate::types::floats_in(ty, &mut floats);
+    }
+    let mut seen = Vec::new();
+    let mut probes = TokenStream::new();
+    for (float, ty) in floats {
+        let spelling = ty.to_token_stream().to_string();
+        if seen.contains(&spelling) {
+            continue;
+        }
+        seen.push(spelling);
+        probes.extend(quote_spanned! {syn::spanned::Spanned::span(ty)=>
+            let _ = ::autodiff::__private::probe::primitive::<#ty, #float>;
+        });
+    }
+    probes
 }
 
 /// How the generated functions name each other and the original: with mixed-site

@@ -453,14 +453,16 @@ impl Lowering {
             return self.push(NodeKind::StopGradient(arg), Num::Real, last.ident.span());
         }
 
+        // `f64::tanh(x)` (also `::core::primitive::f64::tanh(x)`), `F64Ext::relu(x)`.
         let first = path.segments.first().map(|s| s.ident.to_string());
-        let float_path = matches!(first.as_deref(), Some("f64" | "f32"));
-        let is_method_path =
-            path.segments.len() == 2 && (float_path || first.as_deref() == Some("F64Ext"));
-        if is_method_path && float_path && first.as_deref() != Some(self.real_name()) {
+        let float_path = crate::types::float_of_associated(path);
+        let is_method_path = float_path.is_some()
+            || (path.segments.len() == 2 && first.as_deref() == Some("F64Ext"));
+        if float_path.is_some_and(|float| float != self.float) {
             let real = self.real_name();
+            let owner = &path.segments[path.segments.len() - 2];
             return self.error(
-                &path.segments[0],
+                owner,
                 format!("this #[grad] function computes in `{real}`: write `{real}::{name}`"),
             );
         }
