@@ -23,6 +23,8 @@
 
 #[path = "hygiene/collisions.rs"]
 mod collisions;
+#[path = "hygiene/lints.rs"]
+pub mod lints;
 #[path = "hygiene/no_prelude.rs"]
 mod no_prelude;
 #[path = "hygiene/shadowed.rs"]
