@@ -101,6 +101,26 @@ mod m {
         }
     }
 
+    /// Vectors and `F64Ext` as such a module writes them: `::std::vec![..]`,
+    /// `::std::vec::Vec::with_capacity(..)` and `::autodiff::F64Ext::relu(..)`.
+    #[::autodiff::grad]
+    #[allow(clippy::needless_range_loop)] // no iterator adapters without the prelude
+    pub(super) fn vectors(xs: &[f64]) -> f64 {
+        let mut squares = ::std::vec![0.0; xs.len()];
+        for i in 0..xs.len() {
+            squares[i] = xs[i] * xs[i];
+        }
+        let mut kept = ::std::vec::Vec::with_capacity(xs.len());
+        for i in 0..xs.len() {
+            kept.push(::autodiff::F64Ext::relu(xs[i]) + squares[i]);
+        }
+        let mut total = 0.0;
+        for i in 0..kept.len() {
+            total += kept[i] * xs[0];
+        }
+        total
+    }
+
     /// A function of `f32`.
     #[::autodiff::grad]
     pub(super) fn single(a: f32, b: f32) -> f32 {
@@ -108,7 +128,7 @@ mod m {
     }
 }
 
-use m::{arrays, calls_arrays, runtime, scalars, single, through, Layer};
+use m::{arrays, calls_arrays, runtime, scalars, single, through, vectors, Layer};
 
 #[test]
 fn scalars_are_right() {
@@ -163,6 +183,14 @@ fn runtime_loops_are_right() {
             &gradient,
         );
     }
+}
+
+#[test]
+fn vectors_are_right() {
+    let xs = [0.4, -1.1, 0.7, 2.0];
+    let (value, dxs) = m::vectors_grad(&xs);
+    assert_eq!(value.to_bits(), vectors(&xs).to_bits());
+    assert_gradient("vectors", vectors, &xs, &dxs);
 }
 
 #[test]

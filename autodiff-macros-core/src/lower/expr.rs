@@ -453,11 +453,15 @@ impl Lowering {
             return self.push(NodeKind::StopGradient(arg), Num::Real, last.ident.span());
         }
 
-        // `f64::tanh(x)` (also `::core::primitive::f64::tanh(x)`), `F64Ext::relu(x)`.
-        let first = path.segments.first().map(|s| s.ident.to_string());
+        // `f64::tanh(x)` (also `::core::primitive::f64::tanh(x)`), `F64Ext::relu(x)` (also
+        // `autodiff::F64Ext::relu(x)`).
+        let owner = path
+            .segments
+            .len()
+            .checked_sub(2)
+            .map(|i| &path.segments[i].ident);
         let float_path = crate::types::float_of_associated(path);
-        let is_method_path = float_path.is_some()
-            || (path.segments.len() == 2 && first.as_deref() == Some("F64Ext"));
+        let is_method_path = float_path.is_some() || owner.is_some_and(|owner| owner == "F64Ext");
         if float_path.is_some_and(|float| float != self.float) {
             let real = self.real_name();
             let owner = &path.segments[path.segments.len() - 2];

@@ -537,9 +537,9 @@ impl Lowering {
             return;
         }
 
-        // `vec![0.0; n]`: a local vector of run-time length.
+        // `vec![0.0; n]` (or `std::vec!`, `alloc::vec!`): a local vector of run-time length.
         if let Expr::Macro(mac) = strip_expr(&init.expr) {
-            if mac.mac.path.is_ident("vec") {
+            if is_vec_macro(&mac.mac.path) {
                 self.local_vector(ident.as_ref(), mac, mutable);
                 return;
             }
@@ -1008,5 +1008,16 @@ impl Lowering {
             return self.error(expr, "expected a condition (a comparison or a `bool`)");
         }
         node
+    }
+}
+
+/// `vec`, or its path `std::vec`, `alloc::vec` (with or without a leading `::`), as a
+/// module without the prelude writes it.
+fn is_vec_macro(path: &Path) -> bool {
+    let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    match names.as_slice() {
+        [name] => name == "vec" && path.leading_colon.is_none(),
+        [krate, name] => matches!(krate.as_str(), "std" | "alloc") && name == "vec",
+        _ => false,
     }
 }
