@@ -182,18 +182,31 @@ fn attributes(function: &Function) -> TokenStream {
         .attrs
         .iter()
         .filter(|a| a.path().is_ident("cfg"));
+    // The user's allowances: the generated functions hold the user's code again (names,
+    // paths), so what the user allows in the original is allowed in them too. An
+    // `#[expect(..)]` becomes an allowance, since a generated function may not trip the
+    // lint that the original does.
+    let allowances = function.original.attrs.iter().filter_map(|attribute| {
+        let path = attribute.path();
+        if !(path.is_ident("allow") || path.is_ident("expect")) {
+            return None;
+        }
+        let list = attribute.meta.require_list().ok()?;
+        let lints = &list.tokens;
+        Some(quote!(#[allow(#lints)]))
+    });
     // The lints generated code cannot follow; it is written to pass every other lint of
     // rustc and of clippy's default, pedantic and nursery groups, which `tests/hygiene.rs`
     // checks (it denies warnings and pedantic lints) and CI's clippy run over all tests.
-    // - `non_snake_case`: names are made from the user's (`id_` gives `id__grad`, a
-    //   parameter `X` the buffer `d_X`), and the user's parameters are declared again,
-    //   out of reach of an `#[allow(non_snake_case)]` on the original.
+    // - `non_snake_case`: names are made from the user's: `id_` gives `id__grad`, a
+    //   parameter `X` the buffer `d_X`.
     // - `clippy::too_many_arguments`: `_grad_into` and `_vjp` take a buffer for each
     //   parameter (and `_vjp` a seed), so a function of four parameters has eight.
     // - `clippy::used_underscore_binding`: they pass every parameter on, also a `_x` that
     //   the body does not read.
     quote! {
         #(#cfgs)*
+        #(#allowances)*
         #[inline]
         #[allow(non_snake_case, clippy::too_many_arguments, clippy::used_underscore_binding)]
     }
