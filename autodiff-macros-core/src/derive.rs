@@ -2,6 +2,7 @@
 //! which `#[grad]` learns the struct's fields (see [`crate::layout`]).
 
 use crate::layout::{self, Layout};
+use crate::types::primitive;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::DeriveInput;
@@ -41,6 +42,8 @@ fn implementation(layout: &Layout) -> TokenStream {
         .filter(|field| field.kind.differentiable() && !field.skip)
         .map(|field| &field.ident)
         .collect();
+    // Primitive types by their paths: the struct's module may shadow `f64` or `usize`.
+    let (f64, usize) = (primitive("f64"), primitive("usize"));
     quote! {
         impl #trait_ for #name {
             #[inline]
@@ -49,19 +52,19 @@ fn implementation(layout: &Layout) -> TokenStream {
             }
 
             #[inline]
-            fn add_scaled(&mut self, alpha: f64, other: &Self) {
+            fn add_scaled(&mut self, alpha: #f64, other: &Self) {
                 #(#trait_::add_scaled(&mut self.#numbers, alpha, &other.#numbers);)*
             }
 
-            fn param_count(&self) -> usize {
+            fn param_count(&self) -> #usize {
                 0 #(+ #trait_::param_count(&self.#numbers))*
             }
 
-            fn for_each_param(&self, f: &mut dyn ::core::ops::FnMut(f64)) {
+            fn for_each_param(&self, f: &mut dyn ::core::ops::FnMut(#f64)) {
                 #(#trait_::for_each_param(&self.#numbers, f);)*
             }
 
-            fn for_each_param_mut(&mut self, f: &mut dyn ::core::ops::FnMut(&mut f64)) {
+            fn for_each_param_mut(&mut self, f: &mut dyn ::core::ops::FnMut(&mut #f64)) {
                 #(#trait_::for_each_param_mut(&mut self.#numbers, f);)*
             }
         }

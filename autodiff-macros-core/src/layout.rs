@@ -15,7 +15,9 @@
 //! ```
 //! A layout that names another struct type asks for that one in turn.
 
-use crate::types::{array_dims, is_bool, is_f64, is_integer, slice_element, Float};
+use crate::types::{
+    array_dims, is_bool, is_f64, is_integer, is_other_primitive, scalar_float, slice_element, Float,
+};
 use proc_macro2::TokenStream;
 use quote::ToTokens;
 use syn::{Data, DeriveInput, Fields, Ident, Type};
@@ -85,8 +87,9 @@ impl FieldKind {
     }
 }
 
-/// Types written as one name that are certainly not structs deriving `Differentiable`.
-const NOT_STRUCTS: &[&str] = &["f32", "char", "str", "String", "Self"];
+/// Types written as one name that are certainly not structs deriving `Differentiable`
+/// (besides the primitive types).
+const NOT_STRUCTS: &[&str] = &["String", "Self"];
 
 /// `Name` or `path::Name` without generic arguments: a type that may derive
 /// `Differentiable`.
@@ -95,9 +98,10 @@ pub fn struct_path(ty: &Type) -> Option<Type> {
         Type::Path(path)
             if path.qself.is_none()
                 && path.path.segments.iter().all(|s| s.arguments.is_none())
-                && !is_f64(ty)
+                && scalar_float(ty).is_none()
                 && !is_integer(ty)
                 && !is_bool(ty)
+                && !is_other_primitive(ty)
                 && !NOT_STRUCTS.iter().any(|name| path.path.is_ident(name)) =>
         {
             Some(ty.clone())

@@ -184,7 +184,12 @@ mod expansion {
             body.extend(quote!(acc = (acc * #k).sin();));
         }
         let out = expand(quote!(), quote!(fn big(x: f64) -> f64 { #body acc }));
-        assert!(out.contains("fn big_grad(x: f64) -> (f64, f64) {"), "{out}");
+        assert!(
+            out.contains(
+                "fn big_grad(x: f64) -> (::core::primitive::f64, ::core::primitive::f64) {"
+            ),
+            "{out}"
+        );
         assert_eq!(out.matches("rules::generic::sin").count(), 1000);
         // The gradient's block has thousands of bindings but few `let`s, so few nested
         // scopes (see `codegen/scopes.rs`): its bindings are declared 64 to a `let`.

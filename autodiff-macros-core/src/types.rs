@@ -3,7 +3,6 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
-use syn::spanned::Spanned;
 use syn::Type;
 
 /// The floating-point type a `#[grad]` function computes in, read from its signature: a
@@ -41,36 +40,83 @@ impl Float {
     }
 }
 
+/// The type by its absolute path, `::core::primitive::f64`, which no item of the user's
+/// can shadow.
 impl ToTokens for Float {
     fn to_tokens(&self, tokens: &mut TokenStream) {
-        tokens.extend(match self {
-            Float::F64 => quote!(f64),
-            Float::F32 => quote!(f32),
-        });
+        tokens.extend(primitive(self.name()));
     }
 }
 
-/// Whether a type is written `f64`.
+/// A primitive type by its absolute path: `usize` → `::core::primitive::usize`. Generated
+/// code names primitive types so, since a user's module may define a `type usize = …` of
+/// its own.
+pub fn primitive(name: &str) -> TokenStream {
+    let name = proc_macro2::Ident::new(name, Span::call_site());
+    quote!(::core::primitive::#name)
+}
+
+/// The name of a primitive type as the user may write it: `name` alone, or its path
+/// `core::primitive::name` or `std::primitive::name` (with or without a leading `::`).
+/// `None` for any other path; a path of one segment gives its name, whatever it names.
+pub fn primitive_path(path: &syn::Path) -> Option<String> {
+    if path.segments.iter().any(|s| !s.arguments.is_none()) {
+        return None;
+    }
+    let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    match names.as_slice() {
+        [name] if path.leading_colon.is_none() => Some(name.clone()),
+        [krate, module, name]
+            if matches!(krate.as_str(), "core" | "std") && module == "primitive" =>
+        {
+            Some(name.clone())
+        }
+        _ => None,
+    }
+}
+
+/// [`primitive_path`] of a type (through parentheses).
+fn primitive_name(ty: &Type) -> Option<String> {
+    match ty {
+        Type::Path(path) if path.qself.is_none() => primitive_path(&path.path),
+        Type::Paren(paren) => primitive_name(&paren.elem),
+        Type::Group(group) => primitive_name(&group.elem),
+        _ => None,
+    }
+}
+
+/// Whether a type is written `f64` (or `::core::primitive::f64`, …).
 pub fn is_f64(ty: &Type) -> bool {
     Float::F64.is(ty)
 }
 
-/// `f64` or `f32` for a type written so.
+/// `f64` or `f32` for a type written so, or by its path (`::core::primitive::f64`).
 pub fn scalar_float(ty: &Type) -> Option<Float> {
-    match ty {
-        Type::Path(path) if path.qself.is_none() && path.path.is_ident("f64") => Some(Float::F64),
-        Type::Path(path) if path.qself.is_none() && path.path.is_ident("f32") => Some(Float::F32),
-        Type::Paren(paren) => scalar_float(&paren.elem),
-        Type::Group(group) => scalar_float(&group.elem),
+    match primitive_name(ty)?.as_str() {
+        "f64" => Some(Float::F64),
+        "f32" => Some(Float::F32),
+        _ => None,
+    }
+}
+
+/// The float type of the path to a method or constant of `f64` or `f32`: `f64::tanh`,
+/// `::core::primitive::f64::EPSILON` → `F64`.
+pub fn float_of_associated(path: &syn::Path) -> Option<Float> {
+    let mut owner = path.clone();
+    owner.segments.pop()?;
+    owner.segments.pop_punct();
+    match primitive_path(&owner)?.as_str() {
+        "f64" => Some(Float::F64),
+        "f32" => Some(Float::F32),
         _ => None,
     }
 }
 
 /// Every `f64` or `f32` written inside a type (`&[[f32; 2]]`, `(f64, f64)`, `Vec<f32>`),
-/// with its span, in order.
-pub fn floats_in(ty: &Type, out: &mut Vec<(Float, Span)>) {
+/// as written, in order.
+pub fn floats_in<'a>(ty: &'a Type, out: &mut Vec<(Float, &'a Type)>) {
     if let Some(float) = scalar_float(ty) {
-        out.push((float, ty.span()));
+        out.push((float, ty));
         return;
     }
     match ty {
@@ -100,12 +146,17 @@ pub fn is_integer(ty: &Type) -> bool {
     const INTEGERS: &[&str] = &[
         "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize",
     ];
-    matches!(ty, Type::Path(path) if path.qself.is_none()
-        && INTEGERS.iter().any(|name| path.path.is_ident(name)))
+    primitive_name(ty).is_some_and(|name| INTEGERS.contains(&name.as_str()))
 }
 
+/// Whether a type is `bool`.
 pub fn is_bool(ty: &Type) -> bool {
-    matches!(ty, Type::Path(path) if path.qself.is_none() && path.path.is_ident("bool"))
+    primitive_name(ty).is_some_and(|name| name == "bool")
+}
+
+/// Whether a type is a primitive type other than numbers and `bool` (`char`, `str`).
+pub fn is_other_primitive(ty: &Type) -> bool {
+    primitive_name(ty).is_some_and(|name| matches!(name.as_str(), "char" | "str"))
 }
 
 /// The dimensions of `[f64; N]`, `[[f64; M]; N]`, … (outermost first; `f32` for

@@ -303,6 +303,20 @@ pub mod probe {
     /// Compiles only for a type that implements [`Differentiable`]: what `#[grad]` asks of
     /// the type of a struct parameter before it reads the struct's fields.
     pub fn differentiable<T: Differentiable + ?Sized>() {}
+
+    /// `T: Primitive<R>` holds only for `T` = `R`.
+    #[diagnostic::on_unimplemented(
+        message = "#[grad] takes `{Real}` here for the primitive type, but it names `{Self}`",
+        label = "not the primitive `{Real}`",
+        note = "#[grad] reads types as written; in a module where `{Real}` names another \
+                type, write the primitive type as `::core::primitive::{Real}`"
+    )]
+    pub trait Primitive<Real: ?Sized> {}
+    impl<T: ?Sized> Primitive<T> for T {}
+
+    /// Compiles only when `T`, a type written `f64` (or `f32`) in a `#[grad]` signature, is
+    /// the primitive type `Real` that the generated code computes in.
+    pub fn primitive<T: Primitive<Real> + ?Sized, Real: ?Sized>() {}
 }
 
 #[cfg(test)]

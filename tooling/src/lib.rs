@@ -6,12 +6,17 @@
 //! - `python3 tooling/rust_analyzer.py`: rust-analyzer resolves `energy_grad` and
 //!   `loss_grad` to the `#[grad]` functions (go to definition), completes them, and shows
 //!   their doc comments on hover.
+//!
+//! It also checks, with `cargo clippy -- -D warnings`, that the generated functions of a
+//! library need no lint allowances of their user: `missing_docs` and clippy's pedantic
+//! lints are on.
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
+#![warn(missing_docs, clippy::pedantic)]
 
 use autodiff::prelude::*;
 
 /// The energy of a spring of stiffness `k` stretched by `x`.
+#[must_use]
 #[grad]
 pub fn energy(x: f64, k: f64) -> f64 {
     0.5 * k * x * x
@@ -29,12 +34,14 @@ pub struct Linear {
 #[grad]
 impl Linear {
     /// The squared error on one sample.
+    #[must_use]
     #[grad]
     pub fn loss(&self, x: [f64; 2], y: f64) -> f64 {
         (self.w[0] * x[0] + self.w[1] * x[1] + self.b - y).powi(2)
     }
 
     /// A method whose name is a keyword.
+    #[must_use]
     #[grad]
     pub fn r#match(&self, x: f64) -> f64 {
         self.b * x
@@ -42,9 +49,29 @@ impl Linear {
 }
 
 /// A function whose name is a keyword, with an array parameter (so it has a pullback).
+#[must_use]
 #[grad]
 pub fn r#type(x: f64, w: &[f64; 2]) -> f64 {
     (x * w[0]).tanh() + w[1]
+}
+
+/// The mean of the squares of `xs` (a slice: its sweep is in `mean_square_grad_into`).
+#[must_use]
+#[grad]
+#[allow(clippy::cast_precision_loss)] // lengths far below 2⁵³
+pub fn mean_square(xs: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for x in xs {
+        total += x * x;
+    }
+    total / xs.len() as f64
+}
+
+/// The prediction of `model` at `x` (a struct parameter, passed on whole to a method).
+#[must_use]
+#[grad]
+pub fn predict(model: &Linear, x: [f64; 2]) -> f64 {
+    model.r#match(x[0]) + model.w[1] * x[1]
 }
 
 /// Calls the generated functions the way a user does.

@@ -228,37 +228,42 @@ impl Generator<'_> {
         // iteration, and does at its end.
         let (mut slab_take, mut slab_frame, mut frame_push) =
             (TokenStream::new(), TokenStream::new(), TokenStream::new());
+        let usize = usize_type();
         if let Some(slab) = slab {
             let (block, frame, size) = slab_names(slab);
             let total = frame_size.unwrap_or_else(|| quote!(0usize));
             // At least 1, so that the frames can be walked with `chunks_exact`.
+            let sum = Ident::new("__sum", Span::mixed_site());
             self.tapes.push(quote! {
-                const #size: usize = { let n = #total; if n == 0 { 1 } else { n } };
+                const #size: #usize = { let #sum = #total; if #sum == 0 { 1 } else { #sum } };
             });
             self.slab_loops.insert(counter, (slab, framed));
             self.uses_workspace = true;
             let iter = iter_slot(depth);
+            let ws = workspace();
             if framed {
                 // A frame on the stack, pushed at the end of each iteration.
-                slab_frame = quote!(let mut #frame = [0.0f64; #size]; let #iter: usize = 0;);
-                frame_push = quote!(__ws.push_frame(&#frame););
+                slab_frame = quote!(let mut #frame = [0.0f64; #size]; let #iter = 0usize;);
+                frame_push = quote!(#ws.push_frame(&#frame););
             } else {
                 // One block; the loop walks its frames alongside the counter.
-                slab_take = quote!(let #block = __ws.block(#count_slot * #size););
-                slab_frame = quote!(let #iter: usize = 0;);
+                slab_take = quote!(let #block = #ws.block(#count_slot * #size););
+                slab_frame = quote!(let #iter = 0usize;);
                 pattern = quote!((#index, #frame));
-                range = quote!((#range).zip(#block.chunks_exact_mut(#size)));
+                range = quote! {
+                    ::core::iter::Iterator::zip(#range, #block.chunks_exact_mut(#size))
+                };
             }
         }
         let count_let = count.map(|count| {
             let count = slot_of(count);
-            quote!(let #count_slot: usize = #count;)
+            quote!(let #count_slot: #usize = #count;)
         });
         let counted = !exits.is_empty() || count.is_none();
         let (trips_let, stop, tick, trips_value) = if counted {
             let flags = exits.iter().map(|&flag| self.var_slot(flag));
             (
-                quote!(let mut #trips_slot: usize = 0;),
+                quote!(let mut #trips_slot: #usize = 0;),
                 quote!(if false #(|| #flags)* { break; }),
                 quote!(#trips_slot += 1;),
                 trips_slot.to_token_stream(),
@@ -357,12 +362,13 @@ impl Generator<'_> {
         trips: &TokenStream,
     ) -> TokenStream {
         let iter = iter_slot(depth);
-        let step = quote!(((#index - (#start)) as usize));
+        let usize = usize_type();
+        let step = quote!(((#index - (#start)) as #usize));
         if depth == 1 {
-            quote!(let #iter: usize = #step;)
+            quote!(let #iter = #step;)
         } else {
             let outer = iter_slot(depth - 1);
-            quote!(let #iter: usize = #outer * #trips + #step;)
+            quote!(let #iter = #outer * #trips + #step;)
         }
     }
 
@@ -411,7 +417,7 @@ impl Generator<'_> {
             }
             NodeKind::Len(var) => {
                 let var = self.var_slot(*var);
-                quote!(let #binding: usize = #var.len();)
+                quote!(let #binding = #var.len();)
             }
             NodeKind::Intrinsic { name, args } => {
                 let value = intrinsic(name, args);

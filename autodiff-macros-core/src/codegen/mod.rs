@@ -64,6 +64,22 @@ fn iter_slot(depth: usize) -> Ident {
     Ident::new(&format!("__iter_{depth}"), Span::mixed_site())
 }
 
+/// The workspace of a function with loops of run-time length, a generated local.
+fn workspace() -> Ident {
+    Ident::new("__ws", Span::mixed_site())
+}
+
+/// The value returned by `_grad_into` or `_vjp` when it calls the function's `_grad`, a
+/// generated local.
+fn value_slot() -> Ident {
+    Ident::new("__value", Span::mixed_site())
+}
+
+/// `usize`, by its absolute path.
+fn usize_type() -> TokenStream {
+    crate::types::primitive("usize")
+}
+
 /// The path of a rule in the runtime, reached through the facade.
 fn rule(name: &str) -> TokenStream {
     let name = Ident::new(name, Span::call_site());
@@ -126,7 +142,7 @@ fn output_slot(function: &Function, index: usize) -> Ident {
     Ident::new(&format!("d_{param}"), Span::mixed_site())
 }
 
-/// The parameters as the original declares them (`mut x: f64`, `w: &[f64; 3]`).
+/// The parameters as the original declares them (`mut x: f64`, `w: &[f64; 3]`, `&self`).
 fn param_list(function: &Function) -> Vec<TokenStream> {
     function
         .params
@@ -135,6 +151,11 @@ fn param_list(function: &Function) -> Vec<TokenStream> {
             let mutability = function.vars[p.var].mutable.then(|| quote!(mut));
             let ident = &p.ident;
             let ty = &p.ty;
+            if ident == "self" {
+                // `&self`, not `self: &Self` (which clippy would ask to write `&self`).
+                let reference = matches!(ty, syn::Type::Reference(_)).then(|| quote!(&));
+                return quote!(#reference #mutability #ident);
+            }
             quote!(#mutability #ident: #ty)
         })
         .collect()
@@ -162,11 +183,33 @@ fn attributes(function: &Function) -> TokenStream {
         .attrs
         .iter()
         .filter(|a| a.path().is_ident("cfg"));
+    // The user's allowances: the generated functions hold the user's code again (names,
+    // paths), so what the user allows in the original is allowed in them too. An
+    // `#[expect(..)]` becomes an allowance, since a generated function may not trip the
+    // lint that the original does.
+    let allowances = function.original.attrs.iter().filter_map(|attribute| {
+        let path = attribute.path();
+        if !(path.is_ident("allow") || path.is_ident("expect")) {
+            return None;
+        }
+        let list = attribute.meta.require_list().ok()?;
+        let lints = &list.tokens;
+        Some(quote!(#[allow(#lints)]))
+    });
+    // The lints generated code cannot follow; it is written to pass every other lint of
+    // rustc and of clippy's default, pedantic and nursery groups, which `tests/hygiene.rs`
+    // checks (it denies warnings and pedantic lints) and CI's clippy run over all tests.
+    // - `non_snake_case`: names are made from the user's: `id_` gives `id__grad`, a
+    //   parameter `X` the buffer `d_X`.
+    // - `clippy::too_many_arguments`: `_grad_into` and `_vjp` take a buffer for each
+    //   parameter (and `_vjp` a seed), so a function of four parameters has eight.
+    // - `clippy::used_underscore_binding`: they pass every parameter on, also a `_x` that
+    //   the body does not read.
     quote! {
         #(#cfgs)*
+        #(#allowances)*
         #[inline]
-        #[allow(unused_variables, unused_mut, unused_assignments, unused_parens)]
-        #[allow(non_snake_case, clippy::all, clippy::pedantic, clippy::nursery)]
+        #[allow(non_snake_case, clippy::too_many_arguments, clippy::used_underscore_binding)]
     }
 }
 
@@ -289,9 +332,10 @@ fn sweep(function: &Function, activity: &Activity, seed: TokenStream) -> Sweep {
     let reverse = gen.reverse_block(&function.body, true);
     let tapes = &gen.tapes;
     let (take, recycle) = if gen.uses_workspace {
+        let ws = workspace();
         (
-            quote!(let mut __ws = ::autodiff::__private::Workspace::take();),
-            quote!(__ws.recycle();),
+            quote!(let mut #ws = ::autodiff::__private::Workspace::take();),
+            quote!(#ws.recycle();),
         )
     } else {
         (TokenStream::new(), TokenStream::new())
@@ -307,9 +351,11 @@ fn sweep(function: &Function, activity: &Activity, seed: TokenStream) -> Sweep {
             }
         }
     });
+    let float_probes = float_probes(function);
     Sweep {
         code: scopes::flatten(quote! {
             #probe
+            #float_probes
             #(#items)*
             #take
             #(#tapes)*
@@ -320,6 +366,40 @@ fn sweep(function: &Function, activity: &Activity, seed: TokenStream) -> Sweep {
         recycle,
         reached: gen.reached,
     }
+}
+
+/// Checks that every `f64` (or `f32`) of the signature, as written, is the primitive type
+/// the generated code computes in: in a module where `f64` names a type of the user's,
+/// the error is under that `f64` and says so, rather than a type mismatch in the
+/// generated code. One check per spelling (`f64`, `::core::primitive::f64`, …).
+///
+/// ```text
+/// fn f(x: f64) -> f64   →   let _ = ::autodiff::__private::probe::primitive::<f64, ::core::primitive::f64>;
+/// ```
+fn float_probes(function: &Function) -> TokenStream {
+    let sig = &function.original.sig;
+    let mut floats = Vec::new();
+    for input in &sig.inputs {
+        if let syn::FnArg::Typed(typed) = input {
+            crate::types::floats_in(&typed.ty, &mut floats);
+        }
+    }
+    if let syn::ReturnType::Type(_, ty) = &sig.output {
+        crate::types::floats_in(ty, &mut floats);
+    }
+    let mut seen = Vec::new();
+    let mut probes = TokenStream::new();
+    for (float, ty) in floats {
+        let spelling = ty.to_token_stream().to_string();
+        if seen.contains(&spelling) {
+            continue;
+        }
+        seen.push(spelling);
+        probes.extend(quote_spanned! {syn::spanned::Spanned::span(ty)=>
+            let _ = ::autodiff::__private::probe::primitive::<#ty, #float>;
+        });
+    }
+    probes
 }
 
 /// How the generated functions name each other and the original: with mixed-site
@@ -501,17 +581,18 @@ pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
             ..
         } = &sweep;
         let grad_name = &names.grad;
+        let value_slot = value_slot();
         return quote! {
             #signature {
-                        #code
+                #code
                 #recycle
                 (#value, #(#partials),*)
             }
 
             #signature_into {
-                let (__value, #(#locals),*) = #grad_name(#(#param_names),*);
+                let (#value_slot, #(#locals),*) = #grad_name(#(#param_names),*);
                 #(::autodiff::__private::Flat::add_to(&#locals, #outputs);)*
-                __value
+                #value_slot
             }
 
             #pullback
@@ -535,6 +616,7 @@ pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
         quote!(let mut #local = #zero;)
     });
     let into_name = &names.into;
+    let value_slot = value_slot();
     quote! {
         #signature_into {
             #body
@@ -542,8 +624,8 @@ pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
 
         #signature {
             #(#allocations)*
-            let __value = #into_name(#(#param_names,)* #(&mut #locals),*);
-            (__value, #(#locals),*)
+            let #value_slot = #into_name(#(#param_names,)* #(&mut #locals),*);
+            (#value_slot, #(#locals),*)
         }
 
         #pullback
@@ -709,21 +791,22 @@ fn primal_expr(real: Float, op: &crate::ops::Op, values: &[TokenStream]) -> Toke
         }
         Syntax::Method => {
             let name = Ident::new(op.name, Span::call_site());
-            quote!(<::core::primitive::#real>::#name(#(#values),*))
+            quote!(<#real>::#name(#(#values),*))
         }
         Syntax::ExtMethod => {
             let name = Ident::new(op.name, Span::call_site());
-            quote!(<::core::primitive::#real as ::autodiff::__private::F64Ext>::#name(#(#values),*))
+            quote!(<#real as ::autodiff::__private::F64Ext>::#name(#(#values),*))
         }
     }
 }
 
 /// The number of iterations of `start..end` (or `..=`), a constant `usize` expression.
 fn trips(start: &TokenStream, end: &TokenStream, inclusive: bool) -> TokenStream {
+    let usize = usize_type();
     if inclusive {
-        quote!((((#end) + 1 - (#start)) as usize))
+        quote!((((#end) + 1 - (#start)) as #usize))
     } else {
-        quote!((((#end) - (#start)) as usize))
+        quote!((((#end) - (#start)) as #usize))
     }
 }
 

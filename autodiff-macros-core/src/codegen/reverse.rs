@@ -98,7 +98,8 @@ impl Generator<'_> {
             let node = &self.function.nodes[id];
             if let Some(read) = self.restored.get(&id) {
                 let binding = slot("primal", id);
-                out.extend(quote!(let #binding: usize = #read;));
+                let usize = usize_type();
+                out.extend(quote!(let #binding: #usize = #read;));
                 continue;
             }
             if matches!(node.num, Num::Int | Num::Unknown) && self.recomputable(id) {
@@ -197,14 +198,15 @@ impl Generator<'_> {
                 let body = self.reverse_block(body, false);
                 self.loops.pop();
                 let index = self.var_slot(*counter);
+                let (ws, f64) = (workspace(), crate::types::primitive("f64"));
                 if let (Some(slab), true) = (slab, framed) {
                     // One frame per iteration, on top of the workspace, the last first.
                     let (_, frame, size) = slab_names(slab);
                     let iter = iter_slot(depth);
                     return quote! {
-                        for #index in (0..#trips).rev() {
-                            let #frame: [f64; #size] = __ws.pop_frame();
-                            let #iter: usize = 0;
+                        for #index in ::core::iter::Iterator::rev(0..#trips) {
+                            let #frame: [#f64; #size] = #ws.pop_frame();
+                            let #iter = 0usize;
                             #body
                         }
                     };
@@ -215,16 +217,18 @@ impl Generator<'_> {
                     let (block, frame, size) = slab_names(slab);
                     let iter = iter_slot(depth);
                     let reverse = quote! {
-                        let #block = __ws.top(#trips * #size);
-                        for (#index, #frame) in (0..#trips).zip(#block.chunks_exact(#size)).rev() {
-                            let #iter: usize = 0;
+                        let #block = #ws.top(#trips * #size);
+                        for (#index, #frame) in ::core::iter::Iterator::rev(
+                            ::core::iter::Iterator::zip(0..#trips, #block.chunks_exact(#size)),
+                        ) {
+                            let #iter = 0usize;
                             #body
                         }
                     };
                     let reverse = self.unless_zero_seeds(stmt, &trips, &body, reverse);
                     return quote! {
                         #reverse
-                        __ws.release(#trips * #size);
+                        #ws.release(#trips * #size);
                     };
                 }
                 if body.is_empty() {
@@ -236,7 +240,7 @@ impl Generator<'_> {
                     TokenStream::new()
                 };
                 let reverse = quote! {
-                    for #index in (0..#trips).rev() {
+                    for #index in ::core::iter::Iterator::rev(0..#trips) {
                         #iter
                         #body
                     }
@@ -347,7 +351,7 @@ impl Generator<'_> {
                     TokenStream::new()
                 };
                 let reverse = quote! {
-                    for #index in (#range).rev() {
+                    for #index in ::core::iter::Iterator::rev(#range) {
                         #iter
                         #body
                     }

@@ -91,7 +91,10 @@ impl Generator<'_> {
         if let Some(target) = self.slab_slot(&quote!(1usize)) {
             let (write, read) = match kind {
                 Saved::Real => (self.workspace_write(value), self.workspace_read(&target)),
-                Saved::Index => (quote!((#value) as f64), quote!((#target) as usize)),
+                Saved::Index => {
+                    let (f64, usize) = (Float::F64, usize_type());
+                    (quote!((#value) as #f64), quote!((#target) as #usize))
+                }
                 Saved::Flag => (
                     quote!(if #value { 1.0f64 } else { 0.0f64 }),
                     quote!((#target) != 0.0f64),
@@ -109,21 +112,22 @@ impl Generator<'_> {
                 Saved::Index => (quote!(push_int), quote!(pop_int)),
                 Saved::Flag => (quote!(push_flag), quote!(pop_flag)),
             };
+            let ws = workspace();
             let (value, popped) = match kind {
                 Saved::Real => (
                     self.workspace_write(value),
-                    self.workspace_read(&quote!(__ws.#pop())),
+                    self.workspace_read(&quote!(#ws.#pop())),
                 ),
-                _ => (value, quote!(__ws.#pop())),
+                _ => (value, quote!(#ws.#pop())),
             };
             self.pops.push(quote!(let #local = #popped;));
-            return (quote!(__ws.#push(#value);), local.into_token_stream());
+            return (quote!(#ws.#push(#value);), local.into_token_stream());
         }
         let real = self.function.real;
         let (ty, zero) = match kind {
             Saved::Real => (quote!(#real), real.literal("0.0")),
-            Saved::Index => (quote!(usize), quote!(0usize)),
-            Saved::Flag => (quote!(bool), quote!(false)),
+            Saved::Index => (usize_type(), quote!(0usize)),
+            Saved::Flag => (crate::types::primitive("bool"), quote!(false)),
         };
         let tape = slot("tape", self.tapes.len());
         if self.loops.is_empty() {
@@ -198,16 +202,17 @@ impl Generator<'_> {
             // change `var`), popped before the reverse sweep runs that loop.
             self.uses_workspace = true;
             let local = self.saved_local();
+            let ws = workspace();
             let (push, pop) = if dims.is_empty() {
                 let (push, pop) = (
                     self.workspace_write(value),
-                    self.workspace_read(&quote!(__ws.pop())),
+                    self.workspace_read(&quote!(#ws.pop())),
                 );
-                (quote!(__ws.push(#push);), quote!(let #local: #real = #pop;))
+                (quote!(#ws.push(#push);), quote!(let #local: #real = #pop;))
             } else {
                 (
-                    quote!(__ws.push_array(&#value);),
-                    quote!(let mut #local: #ty = #zero; __ws.pop_array(&mut #local);),
+                    quote!(#ws.push_array(&#value);),
+                    quote!(let mut #local: #ty = #zero; #ws.pop_array(&mut #local);),
                 )
             };
             return Some(self.copy_after(level, var, push, pop, local));
@@ -311,7 +316,10 @@ impl Generator<'_> {
     fn workspace_write(&self, value: TokenStream) -> TokenStream {
         match self.function.real {
             Float::F64 => value,
-            Float::F32 => quote!(((#value) as f64)),
+            Float::F32 => {
+                let f64 = Float::F64;
+                quote!(((#value) as #f64))
+            }
         }
     }
 
@@ -320,7 +328,10 @@ impl Generator<'_> {
     fn workspace_read(&self, value: &TokenStream) -> TokenStream {
         match self.function.real {
             Float::F64 => value.clone(),
-            Float::F32 => quote!(((#value) as f32)),
+            Float::F32 => {
+                let f32 = Float::F32;
+                quote!(((#value) as #f32))
+            }
         }
     }
 }

@@ -127,10 +127,11 @@ pub fn pullback(function: &Function, activity: &Activity) -> TokenStream {
                 #(::autodiff::__private::Flat::add_scaled_to(&#locals, #seed, #outputs);)*
             ),
         };
+        let value_slot = value_slot();
         quote! {
-            let (__value, #(#locals),*) = #grad_name(#(#param_names),*);
+            let (#value_slot, #(#locals),*) = #grad_name(#(#param_names),*);
             #add_scaled
-            __value
+            #value_slot
         }
     } else if all == function.wrt {
         let sweep = sweep(function, activity, seed.to_token_stream());

@@ -290,10 +290,12 @@ impl Lowering {
     fn constant_range(
         &self,
         for_loop: &syn::ExprForLoop,
-    ) -> Option<(Ident, TokenStream, TokenStream, bool)> {
+    ) -> Option<(Option<Ident>, TokenStream, TokenStream, bool)> {
         let ident = match &*for_loop.pat {
-            Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => pat.ident.clone(),
-            Pat::Wild(wild) => Ident::new("index", wild.span()),
+            Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
+                Some(pat.ident.clone())
+            }
+            Pat::Wild(_) => None,
             _ => return None,
         };
         let range = match strip(&for_loop.expr) {
@@ -320,14 +322,14 @@ impl Lowering {
     fn constant_for(
         &mut self,
         for_loop: &syn::ExprForLoop,
-        ident: Ident,
+        ident: Option<Ident>,
         start: TokenStream,
         end: TokenStream,
         inclusive: bool,
     ) {
         self.blocks.push(Vec::new());
         self.scopes.push();
-        let var = self.declare(&ident, VarKind::Int, Vec::new(), Num::Int);
+        let var = self.declare_named(ident.as_ref(), VarKind::Int, Vec::new(), Num::Int);
         self.block_statements(&for_loop.body.stmts);
         self.scopes.pop();
         let body = self.blocks.pop().unwrap_or_default();

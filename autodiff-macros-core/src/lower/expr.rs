@@ -140,8 +140,7 @@ impl Lowering {
             Expr::Block(block) => self.error(block, "#[grad] does not support labeled blocks"),
             Expr::If(expr_if) => {
                 // A value: a temporary assigned in every branch, then read.
-                let ident = Ident::new("if_value", expr_if.if_token.span);
-                let var = self.declare(&ident, VarKind::Real, Vec::new(), Num::Real);
+                let var = self.declare_named(None, VarKind::Real, Vec::new(), Num::Real);
                 self.vars[var].reassigned = true;
                 self.emit(Stmt::Let {
                     var,
@@ -454,14 +453,20 @@ impl Lowering {
             return self.push(NodeKind::StopGradient(arg), Num::Real, last.ident.span());
         }
 
-        let first = path.segments.first().map(|s| s.ident.to_string());
-        let float_path = matches!(first.as_deref(), Some("f64" | "f32"));
-        let is_method_path =
-            path.segments.len() == 2 && (float_path || first.as_deref() == Some("F64Ext"));
-        if is_method_path && float_path && first.as_deref() != Some(self.real_name()) {
+        // `f64::tanh(x)` (also `::core::primitive::f64::tanh(x)`), `F64Ext::relu(x)` (also
+        // `autodiff::F64Ext::relu(x)`).
+        let owner = path
+            .segments
+            .len()
+            .checked_sub(2)
+            .map(|i| &path.segments[i].ident);
+        let float_path = crate::types::float_of_associated(path);
+        let is_method_path = float_path.is_some() || owner.is_some_and(|owner| owner == "F64Ext");
+        if float_path.is_some_and(|float| float != self.float) {
             let real = self.real_name();
+            let owner = &path.segments[path.segments.len() - 2];
             return self.error(
-                &path.segments[0],
+                owner,
                 format!("this #[grad] function computes in `{real}`: write `{real}::{name}`"),
             );
         }

@@ -127,9 +127,9 @@ impl Lowering {
                 let max_trips = constant.then(|| {
                     let (start, end) = (start.to_token_stream(), end.to_token_stream());
                     if inclusive {
-                        quote!(((#end) + 1 - (#start)) as usize)
+                        quote!(((#end) + 1 - (#start)) as ::core::primitive::usize)
                     } else {
-                        quote!(((#end) - (#start)) as usize)
+                        quote!(((#end) - (#start)) as ::core::primitive::usize)
                     }
                 });
                 let plan = Plan::Range {
@@ -458,7 +458,11 @@ impl Lowering {
             self.push(NodeKind::Len(var), Num::Int, span)
         } else {
             let dim = v.dims.first().cloned().unwrap_or_else(|| quote!(0));
-            self.push(NodeKind::Const(quote!((#dim) as usize)), Num::Int, span)
+            self.push(
+                NodeKind::Const(quote!((#dim) as ::core::primitive::usize)),
+                Num::Int,
+                span,
+            )
         }
     }
 

@@ -234,6 +234,26 @@ impl Lowering {
         var
     }
 
+    /// A variable of the body, bound to the user's name; or, for `None` (`let _ = …`,
+    /// `for _ in …`, the value of an `if`), bound to no name at all: a made-up name would
+    /// hide the user's variable of that name.
+    pub(super) fn declare_named(
+        &mut self,
+        ident: Option<&Ident>,
+        kind: VarKind,
+        dims: Vec<TokenStream>,
+        num: Num,
+    ) -> VarId {
+        match ident {
+            Some(ident) => self.declare(ident, kind, dims, num),
+            None => {
+                let var = self.declare_hidden(kind, num);
+                self.vars[var].dims = dims;
+                var
+            }
+        }
+    }
+
     /// The variable of a struct (a parameter, a struct field of one, or `self`), which the
     /// body passes whole but never reads as a number.
     pub(super) fn declare_struct(&mut self, ident: &Ident, kind: VarKind) -> VarId {

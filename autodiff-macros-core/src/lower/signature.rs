@@ -373,9 +373,9 @@ fn signature_float(sig: &syn::Signature, errors: &mut Errors) -> Float {
         return Float::F64;
     };
     let (real, source) = (float.name(), if from_return { "returns" } else { "takes" });
-    for (other, span) in floats.iter().filter(|(other, _)| *other != float) {
+    for (other, ty) in floats.iter().filter(|(other, _)| *other != float) {
         errors.push(syn::Error::new(
-            *span,
+            ty.span(),
             format!(
                 "a #[grad] function computes in one float type, and this one {source} \
                  `{real}`: write `{real}` here too, not `{}`",

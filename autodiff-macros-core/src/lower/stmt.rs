@@ -518,8 +518,7 @@ impl Lowering {
                 let message = format!("a `let` without a value must be an `{}`", self.real_name());
                 self.error(ty, message);
             }
-            let ident = ident.unwrap_or_else(|| Ident::new("unnamed", Span::call_site()));
-            let var = self.declare(&ident, VarKind::Real, Vec::new(), Num::Real);
+            let var = self.declare_named(ident.as_ref(), VarKind::Real, Vec::new(), Num::Real);
             self.vars[var].mutable = mutable;
             self.emit(Stmt::Let {
                 var,
@@ -534,16 +533,14 @@ impl Lowering {
 
         // `[a * b, c, 1.0]`: a local array, its elements assigned one by one.
         if let Expr::Array(array) = strip_expr(&init.expr) {
-            let ident = ident.unwrap_or_else(|| Ident::new("unnamed", Span::call_site()));
-            self.array_literal(&ident, array);
+            self.array_literal(ident.as_ref(), array);
             return;
         }
 
-        // `vec![0.0; n]`: a local vector of run-time length.
+        // `vec![0.0; n]` (or `std::vec!`, `alloc::vec!`): a local vector of run-time length.
         if let Expr::Macro(mac) = strip_expr(&init.expr) {
-            if mac.mac.path.is_ident("vec") {
-                let ident = ident.unwrap_or_else(|| Ident::new("unnamed", Span::call_site()));
-                self.local_vector(&ident, mac, mutable);
+            if is_vec_macro(&mac.mac.path) {
+                self.local_vector(ident.as_ref(), mac, mutable);
                 return;
             }
         }
@@ -560,8 +557,7 @@ impl Lowering {
                 let is_vec = names.len() >= 2 && names[names.len() - 2] == "Vec";
                 let last = names.last().map(String::as_str);
                 if is_vec && matches!(last, Some("new" | "with_capacity")) {
-                    let ident = ident.unwrap_or_else(|| Ident::new("unnamed", Span::call_site()));
-                    self.growing_vector(&ident, call, mutable);
+                    self.growing_vector(ident.as_ref(), call, mutable);
                     return;
                 }
             }
@@ -571,8 +567,7 @@ impl Lowering {
         if let Expr::Repeat(_) = &*init.expr {
             let ((dims, value), nodes) = self.collect(|this| this.array_init(&init.expr));
             if let (Some(dims), Some(value)) = (dims, value) {
-                let ident = ident.unwrap_or_else(|| Ident::new("unnamed", Span::call_site()));
-                let var = self.declare(&ident, VarKind::Real, dims, Num::Real);
+                let var = self.declare_named(ident.as_ref(), VarKind::Real, dims, Num::Real);
                 self.vars[var].mutable = mutable;
                 self.emit(Stmt::Let {
                     var,
@@ -590,8 +585,7 @@ impl Lowering {
         let num = self.nodes[value].num;
         let kind = kind_of(num);
         let stable = kind == VarKind::Int && !mutable && self.recomputable(value);
-        let ident = ident.unwrap_or_else(|| Ident::new("unnamed", Span::call_site()));
-        let var = self.declare(&ident, kind, Vec::new(), num);
+        let var = self.declare_named(ident.as_ref(), kind, Vec::new(), num);
         self.vars[var].mutable = mutable;
         self.vars[var].stable = stable;
         self.emit(Stmt::Let {
@@ -602,7 +596,7 @@ impl Lowering {
     }
 
     /// `let mut v = vec![c; n];` with a constant element `c` (`0.0`, `[0.0; K]`).
-    fn local_vector(&mut self, ident: &Ident, mac: &syn::ExprMacro, mutable: bool) {
+    fn local_vector(&mut self, ident: Option<&Ident>, mac: &syn::ExprMacro, mutable: bool) {
         let tokens = &mac.mac.tokens;
         let Ok(repeat) = syn::parse2::<syn::ExprRepeat>(quote!([#tokens])) else {
             self.error(
@@ -661,7 +655,7 @@ impl Lowering {
             );
             return;
         }
-        let var = self.declare(ident, VarKind::Real, dims, Num::Real);
+        let var = self.declare_named(ident, VarKind::Real, dims, Num::Real);
         self.vars[var].slice = true;
         self.vars[var].mutable = mutable;
         self.emit(Stmt::Let {
@@ -726,12 +720,9 @@ impl Lowering {
                 let (value, nodes) = self.collect(|this| this.tuple_call(call, names.len()));
                 let Some(value) = value else { return };
                 let mut vars = Vec::with_capacity(names.len());
-                for (position, name) in names.into_iter().enumerate() {
-                    let ident = match name {
-                        Some(name) => name.ident.clone(),
-                        None => Ident::new(&format!("unused_{position}"), Span::call_site()),
-                    };
-                    let var = self.declare(&ident, VarKind::Real, Vec::new(), Num::Real);
+                for name in names {
+                    let ident = name.map(|name| &name.ident);
+                    let var = self.declare_named(ident, VarKind::Real, Vec::new(), Num::Real);
                     self.vars[var].mutable = name.is_some_and(|n| n.mutability.is_some());
                     vars.push(var);
                 }
@@ -806,7 +797,7 @@ impl Lowering {
     /// `let mut v = Vec::with_capacity(n);` (or `Vec::new()`), filled by `v.push(x)`. Its
     /// adjoint is sized by its final length, so it must be declared at the top of the
     /// function.
-    fn growing_vector(&mut self, ident: &Ident, call: &syn::ExprCall, mutable: bool) {
+    fn growing_vector(&mut self, ident: Option<&Ident>, call: &syn::ExprCall, mutable: bool) {
         self.needs_alloc(&call.func, "a local vector");
         if self.blocks.len() > 1 {
             self.error(
@@ -824,7 +815,7 @@ impl Lowering {
             };
             this.push(NodeKind::Vector { element: None, len }, Num::Real, span)
         });
-        let var = self.declare(ident, VarKind::Real, Vec::new(), Num::Real);
+        let var = self.declare_named(ident, VarKind::Real, Vec::new(), Num::Real);
         self.vars[var].slice = true;
         self.vars[var].mutable = mutable;
         self.vars[var].reassigned = true;
@@ -868,7 +859,7 @@ impl Lowering {
     }
 
     /// `let v = [a, b, c];`: a local array of zeros, then one assignment per element.
-    fn array_literal(&mut self, ident: &Ident, array: &syn::ExprArray) {
+    fn array_literal(&mut self, ident: Option<&Ident>, array: &syn::ExprArray) {
         let span = array.bracket_token.span.join();
         let len = array.elems.len();
         let (zeros, nodes) = self.collect(|this| {
@@ -900,7 +891,9 @@ impl Lowering {
             });
         }
         // Bound to the user's name only now: the elements cannot refer to it.
-        self.scopes.bind(ident, var);
+        if let Some(ident) = ident {
+            self.scopes.bind(ident, var);
+        }
     }
 
     /// `[c; N]` or `[[c; M]; N]` with a constant `c`: the dimensions and the constant node.
@@ -1015,5 +1008,16 @@ impl Lowering {
             return self.error(expr, "expected a condition (a comparison or a `bool`)");
         }
         node
+    }
+}
+
+/// `vec`, or its path `std::vec`, `alloc::vec` (with or without a leading `::`), as a
+/// module without the prelude writes it.
+fn is_vec_macro(path: &Path) -> bool {
+    let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    match names.as_slice() {
+        [name] => name == "vec" && path.leading_colon.is_none(),
+        [krate, name] => matches!(krate.as_str(), "std" | "alloc") && name == "vec",
+        _ => false,
     }
 }
