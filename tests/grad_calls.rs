@@ -296,3 +296,44 @@ fn the_same_variable_passed_twice() {
         1e-7,
     );
 }
+
+// ----- integers and flags passed along with a slice ------------------------------------
+
+#[grad]
+fn pick(x: f64, xs: &[f64], k: usize, square: bool) -> f64 {
+    let v = xs[k % xs.len()];
+    if square {
+        x * v * v
+    } else {
+        x * v
+    }
+}
+
+/// A pullback call inside loops whose integer and `bool` arguments the sweep must pass
+/// again: an expression of the loop variable (computed again), a counter the loop changes
+/// and a flag (both saved). Found by the random programs: the integer was saved as an
+/// `f64`, which did not compile.
+#[grad]
+fn calls_with_integers(x: f64, xs: &[f64]) -> f64 {
+    let mut s = 0.0;
+    let mut k: usize = 1;
+    for i in 0..3 {
+        s += pick(x, xs, i % 5, i == 1).powi(2);
+        k = k * 3 + 1;
+        s += pick(s, xs, k, k % 2 == 0);
+    }
+    s
+}
+
+#[test]
+fn integer_and_flag_arguments_of_pullbacks_in_loops() {
+    let (x, xs) = (0.7, [0.5, -1.25, 2.0, 0.75]);
+    let (value, dx, dxs) = calls_with_integers_grad(x, &xs);
+    assert_eq!(value.to_bits(), calls_with_integers(x, &xs).to_bits());
+    let mut point = vec![x];
+    point.extend(xs);
+    let expected = numeric(|p| calls_with_integers(p[0], &p[1..]), &point);
+    let mut actual = vec![dx];
+    actual.extend(&dxs);
+    assert_close(&actual, &expected, 1e-6);
+}

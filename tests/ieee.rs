@@ -336,3 +336,38 @@ fn powi_value_is_the_originals_for_arguments_known_at_run_time() {
         assert_eq!(value.to_bits(), original.to_bits(), "at {x}");
     }
 }
+
+#[grad]
+fn filtered_sum(w: &[f64; 3], c: f64) -> f64 {
+    let s = w.iter().filter(|x| **x > c).map(|x| x * x).sum::<f64>();
+    -0.5 * s
+}
+
+#[grad]
+fn sum_of_a_slice(xs: &[f64]) -> f64 {
+    xs.iter().sum::<f64>()
+}
+
+/// A sum starts from `-0.0`, as the standard library's does: the sum of nothing, or of
+/// `-0.0`s only, is `-0.0`, and the sign reaches the value as in the original (found by
+/// the random programs: `-0.43 * s` with an empty sum gave `-0.0` where the original
+/// gives `0.0`).
+#[test]
+fn a_sum_of_nothing_is_negative_zero_as_in_std() {
+    for c in [10.0, 0.5, -10.0] {
+        let w = [0.25, 0.75, -0.0];
+        let (value, dw, dc) = filtered_sum_grad(&w, c);
+        let original = filtered_sum(&w, c);
+        assert_eq!(value.to_bits(), original.to_bits(), "c = {c}");
+        for i in 0..3 {
+            let expected = if w[i] > c { -w[i] } else { 0.0 };
+            check(&format!("c = {c}: ∂w[{i}]"), dw[i], expected);
+        }
+        check(&format!("c = {c}: ∂c"), dc, 0.0);
+    }
+    for xs in [&[][..], &[-0.0], &[-0.0, -0.0], &[0.0, -0.0]] {
+        let (value, _) = sum_of_a_slice_grad(xs);
+        assert_eq!(value.to_bits(), sum_of_a_slice(xs).to_bits(), "{xs:?}");
+    }
+    assert_eq!(sum_of_a_slice_grad(&[]).0.to_bits(), (-0.0f64).to_bits());
+}

@@ -698,7 +698,7 @@ impl Writer {
             ReduceKind::Sum if self.tape() => {
                 let _ = write!(
                     s,
-                    ".map(|{}| {body}).fold(t.c(0.0), |a, b| a + b)",
+                    ".map(|{}| {body}).fold(t.c(-0.0), |a, b| a + b)",
                     r.pattern
                 );
             }

@@ -64,6 +64,66 @@ fn iter_slot(depth: usize) -> Ident {
     Ident::new(&format!("__iter_{depth}"), Span::mixed_site())
 }
 
+/// The type of a generated binding, by its name, where the IR says it for certain: a
+/// scalar real value, partial or adjoint of a node (`__primal_N`, `__partial_N_P`,
+/// `__adjoint_N`, and `__seed_N`, the adjoint an assignment of node `N` starts from), a
+/// cast's value (the type it names), and the value and adjoint of a real local variable
+/// or array (`__var_N`, `__adjoint_var_N`). `None` for anything else: integers, flags,
+/// tuples, slices, vectors, structs, saved values and the workspace. (Long blocks declare
+/// such bindings up front, see `scopes`.)
+fn binding_type(function: &Function, name: &str) -> Option<syn::Type> {
+    let real = function.real;
+    let id = |rest: &str| rest.parse::<usize>().ok();
+    let scalar_node = |node: usize| {
+        let node = function.nodes.get(node)?;
+        let scalar = match &node.kind {
+            // `x as f64` has the type it names, whatever `x` is.
+            NodeKind::Cast { ty, .. } => return Some(ty.clone()),
+            NodeKind::Op { .. } | NodeKind::Call { .. } => true,
+            // A number written out (not an array, nor a path to a constant).
+            NodeKind::Const(tokens) => {
+                let mut trees = tokens.clone().into_iter();
+                matches!(
+                    (trees.next(), trees.next()),
+                    (Some(proc_macro2::TokenTree::Literal(_)), None)
+                )
+            }
+            NodeKind::Read(place) => {
+                let var = &function.vars[place.var];
+                var.kind == VarKind::Real
+                    && place.indices.len() == var.dims.len() + usize::from(var.slice)
+            }
+            _ => false,
+        };
+        (scalar && node.num == Num::Real).then(|| syn::parse_quote!(#real))
+    };
+    let real_var = |var: usize| {
+        let v = function.vars.get(var)?;
+        let plain = v.kind == VarKind::Real
+            && !v.slice
+            && function.field(var).is_none()
+            && function.struct_param(var).is_none();
+        plain.then(|| syn::parse2(real_type(real, &v.dims)).ok())?
+    };
+    if let Some(rest) = name.strip_prefix("__partial_") {
+        let (node, position) = rest.split_once('_')?;
+        return (id(node).is_some() && id(position).is_some()).then(|| syn::parse_quote!(#real));
+    }
+    if let Some(rest) = name.strip_prefix("__adjoint_var_") {
+        return real_var(id(rest)?);
+    }
+    if let Some(rest) = name.strip_prefix("__var_") {
+        return real_var(id(rest)?);
+    }
+    if let Some(rest) = name
+        .strip_prefix("__adjoint_")
+        .or_else(|| name.strip_prefix("__seed_"))
+    {
+        return scalar_node(id(rest)?);
+    }
+    scalar_node(id(name.strip_prefix("__primal_")?)?)
+}
+
 /// The workspace of a function with loops of run-time length, a generated local.
 fn workspace() -> Ident {
     Ident::new("__ws", Span::mixed_site())
@@ -353,7 +413,7 @@ fn sweep(function: &Function, activity: &Activity, seed: TokenStream) -> Sweep {
     });
     let float_probes = float_probes(function);
     Sweep {
-        code: scopes::flatten(quote! {
+        code: quote! {
             #probe
             #float_probes
             #(#items)*
@@ -361,7 +421,7 @@ fn sweep(function: &Function, activity: &Activity, seed: TokenStream) -> Sweep {
             #(#tapes)*
             #forward
             #reverse
-        }),
+        },
         value: gen.result.clone().unwrap_or_else(|| quote!(0.0)),
         recycle,
         reached: gen.reached,
@@ -512,14 +572,17 @@ fn buffered_body(
         recycle,
         ..
     } = sweep;
-    quote! {
-        #(#checks)*
-        #(#slice_adjoints)*
-        #code
-        #(#outputs_added)*
-        #recycle
-        #value
-    }
+    scopes::flatten(
+        quote! {
+            #(#checks)*
+            #(#slice_adjoints)*
+            #code
+            #(#outputs_added)*
+            #recycle
+            #value
+        },
+        &|name| binding_type(function, name),
+    )
 }
 
 /// A zeroed partial for `params[index]`, the buffer `_grad` passes to `_grad_into`.
@@ -582,11 +645,17 @@ pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
         } = &sweep;
         let grad_name = &names.grad;
         let value_slot = value_slot();
-        return quote! {
-            #signature {
+        let body = scopes::flatten(
+            quote! {
                 #code
                 #recycle
                 (#value, #(#partials),*)
+            },
+            &|name| binding_type(function, name),
+        );
+        return quote! {
+            #signature {
+                #body
             }
 
             #signature_into {

@@ -8,12 +8,23 @@
 //! 250-line function would not compile in a debug build.
 //!
 //! So a block with more than [`MAX_LETS`] `let`s declares its generated bindings up
-//! front, [`PER_DECLARATION`] to a `let (a, mut b, …);`, and each `let a = e;` becomes the
-//! assignment `a = e;`. The nesting falls from one level per `let` to one per declaration.
-//! The machine code is the same: a deferred initialization is a `let` to the compiler's
-//! optimizer. Only bindings that are safe to move are moved: names the code generator
-//! made (`__…`), bound once in the block, not named before their `let`, in a plain
-//! pattern (a name, or a tuple of names), by a `let` with no attribute and no `else`.
+//! front, [`PER_DECLARATION`] to a `let (a, mut b, …): (f64, f64, …);`, and each
+//! `let a = e;` becomes the assignment `a = e;`. The nesting falls from one level per
+//! `let` to one per declaration. The machine code is the same: a deferred initialization
+//! is a `let` to the compiler's optimizer.
+//!
+//! Only bindings that are safe to move are moved: names the code generator made (`__…`),
+//! bound once in the block, not named before their `let`, in a plain pattern (a name, or
+//! a tuple of names), by a `let` with no attribute and no `else`. The declarations give
+//! the types that the code generator knows (the `types` it passes: real values, partials
+//! and adjoints). The others (integers, saved values) keep their `let`s unless more than
+//! [`MAX_UNTYPED_LETS`] of them would stay; only then are they declared as `_`. Bindings declared
+//! as `_`, whose types are inferred from assignments further down, are slow to type-check:
+//! with `_` for all, a 1,000-operation chain took 3.8 s instead of 0.1 s.
+//! Handing bindings on
+//! from blocks of their own, `let (a, b) = { …; (a, b) };`, was tried as well: its tuples
+//! made rustc's MIR optimizations (the scalar replacement of aggregates) four times
+//! slower on a 5,000-operation chain.
 
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
@@ -21,24 +32,29 @@ use std::collections::{HashMap, HashSet};
 use syn::visit_mut::VisitMut;
 use syn::{Block, Expr, Local, Pat, Stmt, Type};
 
-/// Blocks with at most this many `let`s are left as they are. Not lower: deferred
-/// initialization makes `cargo check --release` of a 3,000-operation chain take 39 s
-/// instead of 2 s (measured), so the pass is kept to blocks near rustc's crash.
-const MAX_LETS: usize = 2_000;
+/// Blocks with at most this many `let`s are left as they are, so that the expansion of
+/// ordinary functions stays easy to read; rustc crashes at about 3,000.
+const MAX_LETS: usize = 1_000;
+/// Bindings of unknown type keep their `let`s in blocks with at most this many of them:
+/// their nesting stays well below the crash, and declaring them as `_` is slow.
+const MAX_UNTYPED_LETS: usize = 2_000;
 /// Bindings per up-front declaration.
 const PER_DECLARATION: usize = 64;
 
-/// `statements` (a function body's statements), with the scopes of long blocks, at any
-/// depth, flattened. Statements that do not parse are returned as they are.
-pub fn flatten(statements: TokenStream) -> TokenStream {
-    if count_lets(&statements) <= MAX_LETS {
-        return statements;
+/// The type of a generated binding, by its name, where the code generator knows it.
+pub type Types<'a> = &'a dyn Fn(&str) -> Option<Type>;
+
+/// `body` (a function body's statements and final expression), with the scopes of long
+/// blocks, at any depth, flattened. A body that does not parse is returned as it is.
+pub fn flatten(body: TokenStream, types: Types) -> TokenStream {
+    if count_lets(&body) <= MAX_LETS {
+        return body;
     }
-    let Ok(mut stmts) = syn::parse::Parser::parse2(Block::parse_within, statements.clone()) else {
-        return statements;
+    let Ok(mut stmts) = syn::parse::Parser::parse2(Block::parse_within, body.clone()) else {
+        return body;
     };
-    flatten_stmts(&mut stmts);
-    let mut nested = Flatten;
+    flatten_stmts(&mut stmts, types);
+    let mut nested = Flatten(types);
     for stmt in &mut stmts {
         nested.visit_stmt_mut(stmt);
     }
@@ -59,12 +75,12 @@ fn count_lets(tokens: &TokenStream) -> usize {
 }
 
 /// Flattens every block below the top level.
-struct Flatten;
+struct Flatten<'a>(Types<'a>);
 
-impl VisitMut for Flatten {
+impl VisitMut for Flatten<'_> {
     fn visit_block_mut(&mut self, block: &mut Block) {
         syn::visit_mut::visit_block_mut(self, block);
-        flatten_stmts(&mut block.stmts);
+        flatten_stmts(&mut block.stmts, self.0);
     }
 }
 
@@ -75,9 +91,9 @@ struct Binding {
     mutable: bool,
 }
 
-/// The bindings of a `let` that can be declared up front, with the assignment that
-/// replaces it; `None` if it must stay.
-fn movable(local: &Local) -> Option<(Vec<Binding>, Option<Type>, Expr)> {
+/// The bindings of a `let` that can be declared up front, with their types and the value
+/// assigned to them; `None` if it must stay.
+fn movable(local: &Local, types: Types) -> Option<(Vec<Binding>, Vec<Option<Type>>, Expr)> {
     let init = local.init.as_ref()?;
     if init.diverge.is_some() || !local.attrs.is_empty() {
         return None;
@@ -105,10 +121,20 @@ fn movable(local: &Local) -> Option<(Vec<Binding>, Option<Type>, Expr)> {
             .collect::<Option<Vec<_>>>()?,
         pat => vec![binding(pat)?],
     };
-    Some((bindings, ty, (*init.expr).clone()))
+    // The types as written, else as the code generator knows them.
+    let types = match (ty, bindings.len()) {
+        (None, _) => bindings.iter().map(|b| types(&b.name)).collect(),
+        (Some(ty), 1) => vec![Some(ty)],
+        (Some(Type::Tuple(tuple)), n) if tuple.elems.len() == n => {
+            tuple.elems.into_iter().map(Some).collect()
+        }
+        // A tuple pattern with a type that is not a tuple of as many: leave it.
+        _ => return None,
+    };
+    Some((bindings, types, (*init.expr).clone()))
 }
 
-fn flatten_stmts(stmts: &mut Vec<Stmt>) {
+fn flatten_stmts(stmts: &mut Vec<Stmt>, types: Types) {
     let lets = stmts.iter().filter(|s| matches!(s, Stmt::Local(_))).count();
     if lets <= MAX_LETS {
         return;
@@ -127,6 +153,18 @@ fn flatten_stmts(stmts: &mut Vec<Stmt>) {
         }
     }
 
+    // Bindings of unknown type are declared up front only where too many would stay.
+    let untyped = stmts
+        .iter()
+        .filter(|stmt| match stmt {
+            Stmt::Local(local) => {
+                movable(local, types).is_some_and(|(_, types, _)| types.iter().any(Option::is_none))
+            }
+            _ => false,
+        })
+        .count();
+    let inferred = untyped > MAX_UNTYPED_LETS;
+
     let mut declared: Vec<(Binding, Option<Type>)> = Vec::new();
     let mut rewritten = Vec::with_capacity(stmts.len());
     for (k, stmt) in std::mem::take(stmts).into_iter().enumerate() {
@@ -134,13 +172,16 @@ fn flatten_stmts(stmts: &mut Vec<Stmt>) {
             rewritten.push(stmt);
             continue;
         };
-        let candidate = movable(local).filter(|(bindings, _, init)| {
+        let candidate = movable(local, types).filter(|(bindings, types, init)| {
             let named_in_init: HashSet<String> = idents(&init.to_token_stream()).collect();
-            bindings.iter().all(|b| {
-                bound[&b.name] == 1 && first_named[&b.name] == k && !named_in_init.contains(&b.name)
-            })
+            (inferred || types.iter().all(Option::is_some))
+                && bindings.iter().all(|b| {
+                    bound[&b.name] == 1
+                        && first_named[&b.name] == k
+                        && !named_in_init.contains(&b.name)
+                })
         });
-        let Some((bindings, ty, init)) = candidate else {
+        let Some((bindings, types, init)) = candidate else {
             rewritten.push(stmt);
             continue;
         };
@@ -149,18 +190,6 @@ fn flatten_stmts(stmts: &mut Vec<Stmt>) {
             quote!(#target = #init;)
         } else {
             quote!((#(#targets),*) = #init;)
-        };
-        let types: Vec<Option<Type>> = match (&ty, bindings.len()) {
-            (None, _) => vec![None; bindings.len()],
-            (Some(ty), 1) => vec![Some(ty.clone())],
-            (Some(Type::Tuple(tuple)), n) if tuple.elems.len() == n => {
-                tuple.elems.iter().cloned().map(Some).collect()
-            }
-            // A tuple pattern with a type that is not a tuple of as many: leave it.
-            _ => {
-                rewritten.push(stmt);
-                continue;
-            }
         };
         declared.extend(bindings.into_iter().zip(types));
         rewritten.push(syn::parse_quote!(#assignment));

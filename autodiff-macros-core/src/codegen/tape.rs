@@ -270,6 +270,18 @@ impl Generator<'_> {
         if !self.scoped() {
             return (TokenStream::new(), primal);
         }
+        // An integer or a flag passed to a pullback (`g(x, xs, i % 5)`): computed again by
+        // the statement's prelude where it can be, else saved as what it is.
+        match self.function.nodes[node].num {
+            Num::Int if self.recomputable(node) => return (TokenStream::new(), primal),
+            Num::Int => {
+                let usize = usize_type();
+                let (save, read) = self.save(quote!((#primal as #usize)), Saved::Index);
+                return (save, quote!((#read as _)));
+            }
+            Num::Bool => return self.save(primal, Saved::Flag),
+            Num::Real | Num::Unknown => {}
+        }
         match &self.function.nodes[node].kind {
             NodeKind::Const(tokens) => (TokenStream::new(), tokens.clone()),
             NodeKind::ConstElement { table, indices }

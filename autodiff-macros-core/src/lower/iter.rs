@@ -820,7 +820,12 @@ impl Lowering {
         };
         // The accumulator starts with its initial value.
         let (init, nodes) = self.collect(|this| match name.as_str() {
-            "sum" => this.push(NodeKind::Const(this.real_literal("0.0")), Num::Real, span),
+            // `-0.0`, as in the standard library: a sum of nothing, or of `-0.0`s only, is
+            // `-0.0`.
+            "sum" => {
+                let zero = this.real_literal("0.0");
+                this.push(NodeKind::Const(quote!((-#zero))), Num::Real, span)
+            }
             "product" => this.push(NodeKind::Const(this.real_literal("1.0")), Num::Real, span),
             _ => this.real(&call.args[0]),
         });
