@@ -44,8 +44,10 @@ use std::cell::RefCell;
 use nalgebra::SVector;
 use num_dual::{Dual64, DualNum, DualSVec64};
 
+pub mod batched;
 pub mod counting;
 pub mod runtime_lengths;
+pub mod wide;
 pub mod workloads;
 pub mod written_out;
 

@@ -12,7 +12,13 @@
 //!   (`xs.iter().zip(ys).map(..).sum::<f64>()`) against the same loss as an index loop
 //!   (`for i in 0..xs.len()`);
 //! - [`trip_count`]: a recurrence run `n` times (`n` a parameter), and a loop over a slice,
-//!   against the same loops with constant bounds and the same trip count.
+//!   against the same loops with constant bounds and the same trip count;
+//! - [`wide`]: the moons network with 256 units per hidden layer ([`crate::wide`]),
+//!   against its hand-written backpropagations, a sample at a time and batched.
+//!
+//! The moons comparisons on 1,000 and 10,000 samples and [`wide`] also time the batched
+//! backpropagation of [`crate::batched`]: each layer a matrix product over all samples,
+//! with SIMD kernels, the stand-in for what XLA compiles the same math to.
 //!
 //! `examples/runtime_lengths.rs` times them interleaved in one process and counts the heap
 //! allocations of the `_grad_into` functions; `benches/runtime_lengths.rs` runs them under
@@ -32,6 +38,9 @@ pub mod layouts;
 
 /// A loss over samples `(xs, ys)` with `N` parameters: its value and gradient.
 pub type LossGradient<const N: usize> = fn(&[f64; N], &[[f64; 2]], &[f64]) -> (f64, [f64; N]);
+
+/// A loss over samples with parameters in a slice: its value and gradient.
+pub type SliceLossGradient = fn(&[f64], &[[f64; 2]], &[f64]) -> (f64, Vec<f64>);
 
 /// A loss over samples with `N` parameters: adds its gradient to the buffer, returns its
 /// value (a `_grad_into` function).
@@ -101,6 +110,7 @@ pub fn all() -> Vec<Comparison> {
         moons::all_on(),
         moons::scaled(1_000),
         moons::scaled(10_000),
+        wide::comparison(),
         chain::comparison(),
         trip_count::comparison(),
     ]
@@ -260,6 +270,18 @@ pub mod moons {
         let ys: Rc<Vec<f64>> = Rc::new(blocks.iter().flat_map(|b| b.1).collect());
         let blocks = Rc::new(blocks);
         let p = init(7);
+        let batched = {
+            let (xs, ys) = (Rc::clone(&xs), Rc::clone(&ys));
+            move || {
+                black_box(&crate::batched::loss_and_gradient(
+                    HIDDEN,
+                    super::moons_model::ALPHA,
+                    black_box(&p),
+                    black_box(&xs[..]),
+                    black_box(&ys[..]),
+                ));
+            }
+        };
         let slices = move || {
             black_box(&loss_slices_grad(
                 black_box(&p),
@@ -287,6 +309,7 @@ pub mod moons {
                 Contender::new("#[grad] slices", slices),
                 Contender::new("hand-written dense", by_blocks(false)),
                 Contender::new("hand-written sparse", by_blocks(true)),
+                Contender::new("hand-written batched", batched),
             ],
             into_calls: Vec::new(),
             targets: vec![
@@ -299,6 +322,11 @@ pub mod moons {
                     numerator: 0,
                     denominator: 2,
                     at_most: None,
+                },
+                Target {
+                    numerator: 0,
+                    denominator: 3,
+                    at_most: Some(1.2),
                 },
             ],
         }
@@ -701,6 +729,67 @@ pub mod trip_count {
                 },
                 Target {
                     numerator: 5,
+                    denominator: 3,
+                    at_most: None,
+                },
+            ],
+        }
+    }
+}
+
+/// The wide network of [`crate::wide`] on 100 samples of the moons data set.
+pub mod wide {
+    use super::*;
+    use crate::wide::{backprop, init, loss_grad, ALPHA, WIDTH};
+
+    /// The contenders: `#[grad]` over slices, the hand-written backpropagation a sample
+    /// at a time (dense and sparse), and batched ([`crate::batched`]).
+    #[must_use]
+    pub fn comparison() -> Comparison {
+        let (xs, ys) = super::moons_model::moons(1337);
+        let (xs, ys) = (Rc::new(xs.to_vec()), Rc::new(ys.to_vec()));
+        let p = Rc::new(init(7));
+        let contender = |f: SliceLossGradient| {
+            let (p, xs, ys) = (Rc::clone(&p), Rc::clone(&xs), Rc::clone(&ys));
+            move || {
+                black_box(&f(black_box(&p), black_box(&xs), black_box(&ys)));
+            }
+        };
+        Comparison {
+            name: "wide",
+            formula: "the moons loss with 256 units per hidden layer (2-256-256-1, 66,817 \
+                      parameters), 100 samples",
+            contenders: vec![
+                Contender::new("#[grad] slices", contender(loss_grad)),
+                Contender::new(
+                    "hand-written dense",
+                    contender(|p, xs, ys| backprop(p, xs, ys, false)),
+                ),
+                Contender::new(
+                    "hand-written sparse",
+                    contender(|p, xs, ys| backprop(p, xs, ys, true)),
+                ),
+                Contender::new(
+                    "hand-written batched",
+                    contender(|p, xs, ys| {
+                        crate::batched::loss_and_gradient(WIDTH, ALPHA, p, xs, ys)
+                    }),
+                ),
+            ],
+            into_calls: Vec::new(),
+            targets: vec![
+                Target {
+                    numerator: 0,
+                    denominator: 1,
+                    at_most: Some(1.2),
+                },
+                Target {
+                    numerator: 0,
+                    denominator: 2,
+                    at_most: None,
+                },
+                Target {
+                    numerator: 0,
                     denominator: 3,
                     at_most: None,
                 },

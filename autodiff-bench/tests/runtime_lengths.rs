@@ -98,3 +98,40 @@ fn run_time_and_constant_trip_counts_agree() {
     assert_eq!(slab_value.to_bits(), value.to_bits());
     assert_eq!(slab_grad, grad);
 }
+
+#[test]
+fn the_batched_backpropagation_agrees_with_the_moons_gradient() {
+    use moons_model::{init, loss_slices_grad, moons, ALPHA, HIDDEN};
+    let blocks: Vec<_> = (0..3).map(|k| moons(1337 + k)).collect();
+    let xs: Vec<[f64; 2]> = blocks.iter().flat_map(|b| b.0).collect();
+    let ys: Vec<f64> = blocks.iter().flat_map(|b| b.1).collect();
+    let p = init(7);
+    let (value, grad) = loss_slices_grad(&p, &xs, &ys);
+    let (v, g) = autodiff_bench::batched::loss_and_gradient(HIDDEN, ALPHA, &p, &xs, &ys);
+    assert!((v - value).abs() <= 1e-12 * value.abs(), "{v} {value}");
+    assert!(relative_error(&g, &grad) <= 1e-12);
+}
+
+#[test]
+fn wide_contenders_agree() {
+    use autodiff_bench::wide::{backprop, init, loss, loss_grad, ALPHA, PARAMS, WIDTH};
+    let (xs, ys) = moons_model::moons(1337);
+    let p = init(7);
+    assert_eq!(p.len(), PARAMS);
+    let (value, grad) = loss_grad(&p, &xs, &ys);
+    assert_eq!(value.to_bits(), loss(&p, &xs, &ys).to_bits());
+    // Some hinge is active: the data reaches the gradient, not only the penalty.
+    let data_part = grad
+        .iter()
+        .zip(&p)
+        .filter(|(g, q)| (*g - 2.0 * ALPHA * *q).abs() > 1e-9);
+    assert!(data_part.count() > 1_000);
+    for sparse in [false, true] {
+        let (v, g) = backprop(&p, &xs, &ys, sparse);
+        assert!((v - value).abs() <= 1e-12 * value.abs());
+        assert!(relative_error(&g, &grad) <= 1e-12, "sparse: {sparse}");
+    }
+    let (v, g) = autodiff_bench::batched::loss_and_gradient(WIDTH, ALPHA, &p, &xs, &ys);
+    assert!((v - value).abs() <= 1e-12 * value.abs());
+    assert!(relative_error(&g, &grad) <= 1e-12);
+}

@@ -41,8 +41,14 @@ impl Generator<'_> {
                 let v = &self.function.vars[*var];
                 let mutability = v.mutable.then(|| quote!(mut));
                 match value {
+                    Some(value) if self.unchanging_scalar(*var) && !v.mutable => {
+                        // The variable is its value's slot: no copy.
+                        let value = self.slot_of(*value);
+                        self.var_aliases.insert(*var, value);
+                        nodes
+                    }
                     Some(value) => {
-                        let value = slot_of(*value);
+                        let value = self.slot_of(*value);
                         quote!(#nodes let #mutability #slot = #value;)
                     }
                     None => {
@@ -59,12 +65,12 @@ impl Generator<'_> {
             }
             Stmt::Assign { place, value, .. } => {
                 let target = self.place(place, self.var_slot(place.var));
-                let value = slot_of(*value);
+                let value = self.slot_of(*value);
                 quote!(#nodes #target = #value;)
             }
             Stmt::Push { place, value, .. } => {
                 let vector = self.var_slot(place.var);
-                let value = slot_of(*value);
+                let value = self.slot_of(*value);
                 quote!(#nodes #vector.push(#value);)
             }
             Stmt::SetFlag { var, value } => {
@@ -72,7 +78,7 @@ impl Generator<'_> {
                 quote!(#slot = #value;)
             }
             Stmt::Unpack { vars, value, .. } => {
-                let value = slot_of(*value);
+                let value = self.slot_of(*value);
                 let parts = vars.iter().enumerate().map(|(position, &var)| {
                     let slot = self.var_slot(var);
                     let mutability = self.function.vars[var].mutable.then(|| quote!(mut));
@@ -83,7 +89,7 @@ impl Generator<'_> {
             }
             Stmt::Eval { .. } => nodes,
             Stmt::Return { value, .. } => {
-                self.result = Some(slot_of(*value));
+                self.result = Some(self.slot_of(*value));
                 nodes
             }
             Stmt::If {
@@ -92,7 +98,7 @@ impl Generator<'_> {
                 otherwise,
                 ..
             } => {
-                let cond = slot_of(*cond_id);
+                let cond = self.slot_of(*cond_id);
                 // In a loop of run-time length the flag is pushed after the branch, so the
                 // reverse sweep pops it before replaying the branch.
                 let dynamic = self.dynamic();
@@ -256,7 +262,7 @@ impl Generator<'_> {
             }
         }
         let count_let = count.map(|count| {
-            let count = slot_of(count);
+            let count = self.slot_of(count);
             quote!(let #count_slot: #usize = #count;)
         });
         let counted = !exits.is_empty() || count.is_none();
@@ -321,7 +327,7 @@ impl Generator<'_> {
             if self.recomputable(index) || self.restored.contains_key(&index) {
                 continue;
             }
-            let (save, read) = self.save(slot_of(index), Saved::Index);
+            let (save, read) = self.save(self.slot_of(index), Saved::Index);
             out.extend(save);
             self.restored.insert(index, read);
         }
@@ -386,10 +392,19 @@ impl Generator<'_> {
         let activity = self.activity;
         let node = &function.nodes[id];
         let binding = slot("primal", id);
-        let arg = |node: NodeId| slot_of(node);
+        let arg = |node: NodeId| self.slot_of(node);
         let active_arg = |arg: NodeId| activity.node(id) && activity.node(arg);
         match &node.kind {
             NodeKind::Const(tokens) => quote!(let #binding = #tokens;),
+            NodeKind::Read(place)
+                if place.indices.is_empty()
+                    && node.num == Num::Real
+                    && self.unchanging_scalar(place.var) =>
+            {
+                // The node is the variable: no copy.
+                self.aliases.insert(id, self.var_slot(place.var));
+                TokenStream::new()
+            }
             NodeKind::Read(place) => {
                 let value = self.place(place, self.var_slot(place.var));
                 let save = if activity.node(id) {
@@ -400,18 +415,18 @@ impl Generator<'_> {
                 quote!(let #binding = #value; #save)
             }
             NodeKind::ConstElement { table, indices } => {
-                let indices = indices.iter().map(|&i| slot_of(i));
+                let indices = indices.iter().map(|&i| self.slot_of(i));
                 quote!(let #binding = #table #([#indices])*;)
             }
             NodeKind::Vector {
                 element: Some(element),
                 len,
             } => {
-                let len = slot_of(*len);
+                let len = self.slot_of(*len);
                 quote!(let #binding = ::autodiff::__private::vec![#element; #len];)
             }
             NodeKind::Vector { element: None, len } => {
-                let len = slot_of(*len);
+                let len = self.slot_of(*len);
                 let real = function.real;
                 quote!(let #binding = ::autodiff::__private::vec::Vec::<#real>::with_capacity(#len);)
             }
@@ -420,7 +435,7 @@ impl Generator<'_> {
                 quote!(let #binding = #var.len();)
             }
             NodeKind::Intrinsic { name, args } => {
-                let value = intrinsic(name, args);
+                let value = self.intrinsic(name, args);
                 quote!(let #binding = #value;)
             }
             NodeKind::StopGradient(value) => {
@@ -493,7 +508,7 @@ impl Generator<'_> {
                 out
             }
             NodeKind::Tuple(parts) => {
-                let parts = parts.iter().map(|&p| slot_of(p));
+                let parts = parts.iter().map(|&p| self.slot_of(p));
                 quote!(let #binding = (#(#parts),*);)
             }
             NodeKind::Pullback {
@@ -586,7 +601,7 @@ impl Generator<'_> {
     /// whole as written (`m`, `&w[j]`, `self.layer`), a local array by its copy.
     pub(super) fn call_arg(&self, id: NodeId, position: usize, arg: &CallArg) -> TokenStream {
         match arg {
-            CallArg::Value(node) => slot_of(*node),
+            CallArg::Value(node) => self.slot_of(*node),
             CallArg::Whole { place, reference } => {
                 let value = if self.function.vars[place.var].is_param {
                     self.place(place, self.var_slot(place.var))

@@ -387,6 +387,8 @@ fn sweep(function: &Function, activity: &Activity, seed: TokenStream) -> Sweep {
         slabs: 0,
         frame: None,
         slab_loops: HashMap::new(),
+        aliases: HashMap::new(),
+        var_aliases: HashMap::new(),
     };
     let forward = gen.forward_block(&function.body);
     let reverse = gen.reverse_block(&function.body, true);
@@ -798,6 +800,13 @@ struct Generator<'a> {
     /// frames are pushed one by one (no trip count known in advance) rather than laid out
     /// in one block.
     slab_loops: HashMap<VarId, (usize, bool)>,
+    /// Nodes that get no slot of their own, with what stands for them: a read of a real
+    /// scalar variable that nothing reassigns is that variable (`x`, not
+    /// `let __primal_0 = x;`).
+    aliases: HashMap<NodeId, TokenStream>,
+    /// Variables that get no slot of their own: a real scalar `let` that nothing
+    /// reassigns is its value's slot (not `let __var_3 = __primal_4;`).
+    var_aliases: HashMap<VarId, TokenStream>,
 }
 
 /// The names of a slab: the block, the offset of the current frame, and the frame size.
@@ -831,15 +840,22 @@ enum Saved {
     Flag,
 }
 
-fn slot_of(node: NodeId) -> TokenStream {
-    slot("primal", node).into_token_stream()
-}
+impl Generator<'_> {
+    /// How generated code reads the value of `node`: its slot `__primal_N`, or what
+    /// stands for it (see [`Generator::aliases`]).
+    fn slot_of(&self, node: NodeId) -> TokenStream {
+        match self.aliases.get(&node) {
+            Some(alias) => alias.clone(),
+            None => slot("primal", node).into_token_stream(),
+        }
+    }
 
-/// A call of a helper of the runtime's `loops` module.
-fn intrinsic(name: &str, args: &[NodeId]) -> TokenStream {
-    let name = Ident::new(name, Span::call_site());
-    let args = args.iter().map(|&a| slot_of(a));
-    quote!(::autodiff::__private::loops::#name(#(#args),*))
+    /// A call of a helper of the runtime's `loops` module.
+    fn intrinsic(&self, name: &str, args: &[NodeId]) -> TokenStream {
+        let name = Ident::new(name, Span::call_site());
+        let args = args.iter().map(|&a| self.slot_of(a));
+        quote!(::autodiff::__private::loops::#name(#(#args),*))
+    }
 }
 
 /// The plain primal computation of an operation (no partials), in the float type `real`.

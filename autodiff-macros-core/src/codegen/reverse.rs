@@ -35,7 +35,7 @@ impl Generator<'_> {
                 if v.kind == VarKind::Int && v.stable && self.scoped() {
                     let nodes = self.recompute_nodes(nodes);
                     let slot = self.var_slot(*var);
-                    let value = value.map(slot_of);
+                    let value = value.map(|v| self.slot_of(v));
                     prelude.extend(quote!(#nodes let #slot = #value;));
                 }
                 if v.slice && self.activity.var(*var) {
@@ -63,7 +63,7 @@ impl Generator<'_> {
         let len = match value.map(|v| &self.function.nodes[v].kind) {
             Some(NodeKind::Vector { len, .. }) if self.scoped() => {
                 let recompute = self.recompute_nodes(nodes);
-                let len = slot_of(*len);
+                let len = self.slot_of(*len);
                 quote!({ #recompute #len })
             }
             _ => {
@@ -108,19 +108,20 @@ impl Generator<'_> {
                     NodeKind::Const(tokens) => tokens.clone(),
                     NodeKind::Read(place) => self.place(place, self.var_slot(place.var)),
                     NodeKind::Op { op, args } => {
-                        let values: Vec<TokenStream> = args.iter().map(|&a| slot_of(a)).collect();
+                        let values: Vec<TokenStream> =
+                            args.iter().map(|&a| self.slot_of(a)).collect();
                         primal_expr(self.function.real, op, &values)
                     }
                     NodeKind::Infix { op, lhs, rhs } => {
-                        let (lhs, rhs) = (slot_of(*lhs), slot_of(*rhs));
+                        let (lhs, rhs) = (self.slot_of(*lhs), self.slot_of(*rhs));
                         quote!(#lhs #op #rhs)
                     }
                     NodeKind::Cast { arg, ty } => {
-                        let arg = slot_of(*arg);
+                        let arg = self.slot_of(*arg);
                         quote!(#arg as #ty)
                     }
                     NodeKind::Typed { arg, ty } => {
-                        let arg = slot_of(*arg);
+                        let arg = self.slot_of(*arg);
                         out.extend(quote!(let #binding: #ty = #arg;));
                         continue;
                     }
@@ -128,9 +129,9 @@ impl Generator<'_> {
                         let var = self.var_slot(*var);
                         quote!(#var.len())
                     }
-                    NodeKind::Intrinsic { name, args } => intrinsic(name, args),
+                    NodeKind::Intrinsic { name, args } => self.intrinsic(name, args),
                     NodeKind::ConstElement { table, indices } => {
-                        let indices = indices.iter().map(|&i| slot_of(i));
+                        let indices = indices.iter().map(|&i| self.slot_of(i));
                         quote!(#table #([#indices])*)
                     }
                     _ => continue,
@@ -516,7 +517,7 @@ impl Generator<'_> {
                         .factors
                         .get(&(id, position))
                         .cloned()
-                        .unwrap_or_else(|| slot_of(*node));
+                        .unwrap_or_else(|| self.slot_of(*node));
                     values.push(value);
                     if matches!(self.function.nodes[*node].num, Num::Int | Num::Bool) {
                         continue;

@@ -12,6 +12,9 @@ impl Generator<'_> {
     /// The slot holding a variable: a parameter keeps its name, a field of a struct
     /// parameter is read through it (`m.layer.w`).
     pub(super) fn var_slot(&self, var: VarId) -> TokenStream {
+        if let Some(alias) = self.var_aliases.get(&var) {
+            return alias.clone();
+        }
         let v = &self.function.vars[var];
         if let Some(field) = self.function.field(var) {
             let param = &self.function.params[field.param].ident;
@@ -25,6 +28,17 @@ impl Generator<'_> {
             }
         }
         slot("var", var).into_token_stream()
+    }
+
+    /// Whether `var` is a real scalar that keeps its first value: a parameter or a local
+    /// that no statement writes after its `let` (so a copy of it is the variable itself).
+    pub(super) fn unchanging_scalar(&self, var: VarId) -> bool {
+        let v = &self.function.vars[var];
+        v.kind == VarKind::Real
+            && v.dims.is_empty()
+            && !v.slice
+            && !v.reassigned
+            && self.function.struct_param(var).is_none()
     }
 
     /// The adjoint of a variable: its slot; for a struct parameter its buffer in
@@ -266,7 +280,7 @@ impl Generator<'_> {
     /// scope, recomputed when it cannot have changed (a constant, an integer, an element of
     /// a parameter that is never assigned), else saved by the forward pass.
     pub(super) fn reverse_value(&mut self, node: NodeId) -> (TokenStream, TokenStream) {
-        let primal = slot_of(node);
+        let primal = self.slot_of(node);
         if !self.scoped() {
             return (TokenStream::new(), primal);
         }
@@ -287,7 +301,7 @@ impl Generator<'_> {
             NodeKind::ConstElement { table, indices }
                 if indices.iter().all(|&i| self.recomputable(i)) =>
             {
-                let indices = indices.iter().map(|&i| slot_of(i));
+                let indices = indices.iter().map(|&i| self.slot_of(i));
                 (TokenStream::new(), quote!(#table #([#indices])*))
             }
             NodeKind::Read(place) if !place.indices.iter().all(|&i| self.recomputable(i)) => {
