@@ -20,11 +20,11 @@
 //! ```
 //! becomes (abridged)
 //! ```text
-//! let __primal_0 = x; let __primal_1 = y; let __primal_2 = __primal_0 * __primal_1;
+//! let __primal_2 = x * y;
 //! let (__primal_3, __partial_3_0) = rules::tanh(__primal_2);
 //! let mut __adjoint_var_0 = -0.0; let mut __adjoint_var_1 = -0.0;
 //! let __adjoint_2 = __partial_3_0 * 1.0;
-//! __adjoint_var_0 += __primal_1 * __adjoint_2; __adjoint_var_1 += __primal_0 * __adjoint_2;
+//! __adjoint_var_0 += y * __adjoint_2; __adjoint_var_1 += x * __adjoint_2;
 //! (__primal_3, __adjoint_var_0, __adjoint_var_1)
 //! ```
 
@@ -71,14 +71,14 @@ fn iter_slot(depth: usize) -> Ident {
 /// or array (`__var_N`, `__adjoint_var_N`). `None` for anything else: integers, flags,
 /// tuples, slices, vectors, structs, saved values and the workspace. (Long blocks declare
 /// such bindings up front, see `scopes`.)
-fn binding_type(function: &Function, name: &str) -> Option<syn::Type> {
+fn binding_type(function: &Function, name: &str) -> Option<TokenStream> {
     let real = function.real;
     let id = |rest: &str| rest.parse::<usize>().ok();
     let scalar_node = |node: usize| {
         let node = function.nodes.get(node)?;
         let scalar = match &node.kind {
             // `x as f64` has the type it names, whatever `x` is.
-            NodeKind::Cast { ty, .. } => return Some(ty.clone()),
+            NodeKind::Cast { ty, .. } => return Some(ty.to_token_stream()),
             NodeKind::Op { .. } | NodeKind::Call { .. } => true,
             // A number written out (not an array, nor a path to a constant).
             NodeKind::Const(tokens) => {
@@ -95,7 +95,7 @@ fn binding_type(function: &Function, name: &str) -> Option<syn::Type> {
             }
             _ => false,
         };
-        (scalar && node.num == Num::Real).then(|| syn::parse_quote!(#real))
+        (scalar && node.num == Num::Real).then(|| quote!(#real))
     };
     let real_var = |var: usize| {
         let v = function.vars.get(var)?;
@@ -103,11 +103,11 @@ fn binding_type(function: &Function, name: &str) -> Option<syn::Type> {
             && !v.slice
             && function.field(var).is_none()
             && function.struct_param(var).is_none();
-        plain.then(|| syn::parse2(real_type(real, &v.dims)).ok())?
+        plain.then(|| real_type(real, &v.dims))
     };
     if let Some(rest) = name.strip_prefix("__partial_") {
         let (node, position) = rest.split_once('_')?;
-        return (id(node).is_some() && id(position).is_some()).then(|| syn::parse_quote!(#real));
+        return (id(node).is_some() && id(position).is_some()).then(|| quote!(#real));
     }
     if let Some(rest) = name.strip_prefix("__adjoint_var_") {
         return real_var(id(rest)?);

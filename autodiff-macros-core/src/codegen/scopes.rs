@@ -3,9 +3,8 @@
 //! Every `let` opens a scope that lasts to the end of its block, and in a debug build
 //! rustc describes each as a lexical block nested in the one before; LLVM builds that debug
 //! information recursively, one stack frame per level. A function of about 3,000 `let`s
-//! in a row overflows rustc's stack (a crash, not an error), and a gradient has about
-//! twelve `let`s per line of the original: without this pass, the gradient of a
-//! 250-line function would not compile in a debug build.
+//! in a row overflows rustc's stack (a crash, not an error, in any build with debug
+//! information), and a long gradient has several `let`s per operation of the original.
 //!
 //! So a block with more than [`MAX_LETS`] `let`s declares its generated bindings up
 //! front, [`PER_DECLARATION`] to a `let (a, mut b, …): (f64, f64, …);`, and each
@@ -18,19 +17,21 @@
 //! a tuple of names), by a `let` with no attribute and no `else`. The declarations give
 //! the types that the code generator knows (the `types` it passes: real values, partials
 //! and adjoints). The others (integers, saved values) keep their `let`s unless more than
-//! [`MAX_UNTYPED_LETS`] of them would stay; only then are they declared as `_`. Bindings declared
-//! as `_`, whose types are inferred from assignments further down, are slow to type-check:
-//! with `_` for all, a 1,000-operation chain took 3.8 s instead of 0.1 s.
-//! Handing bindings on
-//! from blocks of their own, `let (a, b) = { …; (a, b) };`, was tried as well: its tuples
-//! made rustc's MIR optimizations (the scalar replacement of aggregates) four times
-//! slower on a 5,000-operation chain.
+//! [`MAX_UNTYPED_LETS`] of them would stay; only then are they declared as `_`. Bindings
+//! declared as `_`, whose types are inferred from assignments further down, are slow to
+//! type-check: with `_` for all, a 1,000-operation chain took 3.8 s instead of 0.1 s.
+//! Handing bindings on from blocks of their own, `let (a, b) = { …; (a, b) };`, was
+//! tried as well: its tuples made rustc's MIR optimizations (the scalar replacement of
+//! aggregates) four times slower on a 5,000-operation chain.
+//!
+//! The pass works on the tokens, statement by statement, rather than on a `syn` tree:
+//! procedural macros run unoptimized in release builds (cargo's default), and parsing a
+//! long gradient again took longer than generating it (6 s of a 5,000-operation chain's
+//! expansion).
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Delimiter, Group, Ident, Spacing, TokenStream, TokenTree};
 use quote::{quote, ToTokens};
-use std::collections::{HashMap, HashSet};
-use syn::visit_mut::VisitMut;
-use syn::{Block, Expr, Local, Pat, Stmt, Type};
+use std::collections::HashMap;
 
 /// Blocks with at most this many `let`s are left as they are, so that the expansion of
 /// ordinary functions stays easy to read; rustc crashes at about 3,000.
@@ -42,23 +43,15 @@ const MAX_UNTYPED_LETS: usize = 2_000;
 const PER_DECLARATION: usize = 64;
 
 /// The type of a generated binding, by its name, where the code generator knows it.
-pub type Types<'a> = &'a dyn Fn(&str) -> Option<Type>;
+pub type Types<'a> = &'a dyn Fn(&str) -> Option<TokenStream>;
 
 /// `body` (a function body's statements and final expression), with the scopes of long
-/// blocks, at any depth, flattened. A body that does not parse is returned as it is.
+/// blocks, at any depth, flattened.
 pub fn flatten(body: TokenStream, types: Types) -> TokenStream {
     if count_lets(&body) <= MAX_LETS {
         return body;
     }
-    let Ok(mut stmts) = syn::parse::Parser::parse2(Block::parse_within, body.clone()) else {
-        return body;
-    };
-    flatten_stmts(&mut stmts, types);
-    let mut nested = Flatten(types);
-    for stmt in &mut stmts {
-        nested.visit_stmt_mut(stmt);
-    }
-    quote!(#(#stmts)*)
+    flatten_block(body, types)
 }
 
 /// An upper bound on the `let`s of the longest block: all of them.
@@ -67,135 +60,253 @@ fn count_lets(tokens: &TokenStream) -> usize {
         .clone()
         .into_iter()
         .map(|tree| match tree {
-            proc_macro2::TokenTree::Ident(ident) if ident == "let" => 1,
-            proc_macro2::TokenTree::Group(group) => count_lets(&group.stream()),
+            TokenTree::Ident(ident) if ident == "let" => 1,
+            TokenTree::Group(group) => count_lets(&group.stream()),
             _ => 0,
         })
         .sum()
 }
 
-/// Flattens every block below the top level.
-struct Flatten<'a>(Types<'a>);
-
-impl VisitMut for Flatten<'_> {
-    fn visit_block_mut(&mut self, block: &mut Block) {
-        syn::visit_mut::visit_block_mut(self, block);
-        flatten_stmts(&mut block.stmts, self.0);
-    }
+/// The statements of a block (or of any group), with long blocks inside flattened, then
+/// this one.
+fn flatten_block(stream: TokenStream, types: Types) -> TokenStream {
+    let trees: Vec<TokenTree> = stream
+        .into_iter()
+        .map(|tree| match tree {
+            TokenTree::Group(group) if count_lets(&group.stream()) > MAX_LETS => {
+                let mut flat = Group::new(group.delimiter(), flatten_block(group.stream(), types));
+                flat.set_span(group.span());
+                TokenTree::Group(flat)
+            }
+            tree => tree,
+        })
+        .collect();
+    flatten_statements(trees, types)
 }
 
 /// One binding a `let` makes.
 struct Binding {
-    name: String,
-    ident: syn::Ident,
+    ident: Ident,
     mutable: bool,
 }
 
-/// The bindings of a `let` that can be declared up front, with their types and the value
-/// assigned to them; `None` if it must stay.
-fn movable(local: &Local, types: Types) -> Option<(Vec<Binding>, Vec<Option<Type>>, Expr)> {
-    let init = local.init.as_ref()?;
-    if init.diverge.is_some() || !local.attrs.is_empty() {
-        return None;
-    }
-    let (pat, ty) = match &local.pat {
-        Pat::Type(typed) => (&*typed.pat, Some((*typed.ty).clone())),
-        pat => (pat, None),
-    };
-    let binding = |pat: &Pat| match pat {
-        Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
-            let name = p.ident.to_string();
-            name.starts_with("__").then(|| Binding {
-                name,
-                ident: p.ident.clone(),
-                mutable: p.mutability.is_some(),
-            })
-        }
-        _ => None,
-    };
-    let bindings = match pat {
-        Pat::Tuple(tuple) => tuple
-            .elems
-            .iter()
-            .map(binding)
-            .collect::<Option<Vec<_>>>()?,
-        pat => vec![binding(pat)?],
-    };
-    // The types as written, else as the code generator knows them.
-    let types = match (ty, bindings.len()) {
-        (None, _) => bindings.iter().map(|b| types(&b.name)).collect(),
-        (Some(ty), 1) => vec![Some(ty)],
-        (Some(Type::Tuple(tuple)), n) if tuple.elems.len() == n => {
-            tuple.elems.into_iter().map(Some).collect()
-        }
-        // A tuple pattern with a type that is not a tuple of as many: leave it.
-        _ => return None,
-    };
-    Some((bindings, types, (*init.expr).clone()))
+/// A `let` of the block: where it is, what it binds, with which types, and its value.
+struct Let {
+    /// Its first and last token (the `let` and the `;`).
+    start: usize,
+    end: usize,
+    /// Its bindings, with their types; `None` if it must stay as it is.
+    moved: Option<(Vec<Binding>, Vec<Option<TokenStream>>)>,
+    /// Whether its pattern is a tuple.
+    tuple: bool,
+    /// The tokens of its value, between `=` and `;`.
+    value: std::ops::Range<usize>,
 }
 
-fn flatten_stmts(stmts: &mut Vec<Stmt>, types: Types) {
-    let lets = stmts.iter().filter(|s| matches!(s, Stmt::Local(_))).count();
-    if lets <= MAX_LETS {
-        return;
+fn is_punct(tree: &TokenTree, c: char) -> bool {
+    matches!(tree, TokenTree::Punct(p) if p.as_char() == c)
+}
+
+/// The `let`s that begin statements of `trees` (after `;`, after a block, or first).
+fn lets(trees: &[TokenTree], types: Types) -> Vec<Let> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < trees.len() {
+        let statement_start = start == 0
+            || is_punct(&trees[start - 1], ';')
+            || matches!(&trees[start - 1], TokenTree::Group(g) if g.delimiter() == Delimiter::Brace);
+        let is_let = matches!(&trees[start], TokenTree::Ident(i) if i == "let");
+        if !(statement_start && is_let) {
+            start += 1;
+            continue;
+        }
+        let Some(end) = (start..trees.len()).find(|&k| is_punct(&trees[k], ';')) else {
+            break;
+        };
+        out.push(parse_let(trees, start, end, types));
+        start = end + 1;
     }
-    // How many `let`s bind each name, and the first statement that names it.
-    let mut bound: HashMap<String, usize> = HashMap::new();
-    let mut first_named: HashMap<String, usize> = HashMap::new();
-    for (k, stmt) in stmts.iter().enumerate() {
-        if let Stmt::Local(local) = stmt {
-            for name in pattern_names(&local.pat) {
-                *bound.entry(name).or_default() += 1;
+    out
+}
+
+/// The `let` of `trees[start..=end]`.
+fn parse_let(trees: &[TokenTree], start: usize, end: usize, types: Types) -> Let {
+    let stays = |value| Let {
+        start,
+        end,
+        moved: None,
+        tuple: false,
+        value,
+    };
+    // The `=` that ends the pattern and its type (neither holds one).
+    let Some(equals) = (start + 1..end).find(|&k| {
+        matches!(&trees[k], TokenTree::Punct(p) if p.as_char() == '=' && p.spacing() == Spacing::Alone)
+    }) else {
+        return stays(end..end);
+    };
+    let value = equals + 1..end;
+    let has_else = trees[value.clone()]
+        .iter()
+        .any(|t| matches!(t, TokenTree::Ident(i) if i == "else"));
+    let head = &trees[start + 1..equals];
+    let colon = head.iter().position(|t| is_punct(t, ':'));
+    let (pattern, written) = match colon {
+        Some(k) => (&head[..k], Some(&head[k + 1..])),
+        None => (head, None),
+    };
+    let (bindings, tuple) = match pattern {
+        [TokenTree::Group(g)] if g.delimiter() == Delimiter::Parenthesis => {
+            let trees: Vec<TokenTree> = g.stream().into_iter().collect();
+            let elements: Option<Vec<Binding>> = trees
+                .split(|t| is_punct(t, ','))
+                .filter(|element| !element.is_empty())
+                .map(binding)
+                .collect();
+            (elements, true)
+        }
+        pattern => (binding(pattern).map(|b| vec![b]), false),
+    };
+    let Some(bindings) = bindings.filter(|_| !has_else) else {
+        return stays(value);
+    };
+    // The types as written, else as the code generator knows them.
+    let known = match (written, tuple) {
+        (None, _) => bindings
+            .iter()
+            .map(|b| types(&b.ident.to_string()))
+            .collect(),
+        (Some(ty), false) => vec![Some(ty.iter().cloned().collect())],
+        (Some([TokenTree::Group(g)]), true) if g.delimiter() == Delimiter::Parenthesis => {
+            let trees: Vec<TokenTree> = g.stream().into_iter().collect();
+            let parts: Vec<Option<TokenStream>> = trees
+                .split(|t| is_punct(t, ','))
+                .filter(|part| !part.is_empty())
+                .map(|part| Some(part.iter().cloned().collect()))
+                .collect();
+            if parts.len() != bindings.len() {
+                return stays(value);
+            }
+            parts
+        }
+        (Some(_), true) => return stays(value),
+    };
+    Let {
+        start,
+        end,
+        moved: Some((bindings, known)),
+        tuple,
+        value,
+    }
+}
+
+/// A name the code generator made (`__…`), with or without `mut`.
+fn binding(pattern: &[TokenTree]) -> Option<Binding> {
+    let (mutable, ident) = match pattern {
+        [TokenTree::Ident(m), TokenTree::Ident(ident)] if m == "mut" => (true, ident),
+        [TokenTree::Ident(ident)] => (false, ident),
+        _ => return None,
+    };
+    ident.to_string().starts_with("__").then(|| Binding {
+        ident: ident.clone(),
+        mutable,
+    })
+}
+
+/// Every identifier in `tree`, at any depth.
+fn idents(tree: &TokenTree, out: &mut Vec<String>) {
+    match tree {
+        TokenTree::Ident(ident) => out.push(ident.to_string()),
+        TokenTree::Group(group) => {
+            for tree in group.stream() {
+                idents(&tree, out);
             }
         }
-        for name in idents(&stmt.to_token_stream()) {
+        _ => {}
+    }
+}
+
+fn flatten_statements(trees: Vec<TokenTree>, types: Types) -> TokenStream {
+    let mut lets = lets(&trees, types);
+    if lets.len() <= MAX_LETS {
+        return trees.into_iter().collect();
+    }
+    // How many `let`s bind each name, and the first token that names it.
+    let mut bound: HashMap<String, usize> = HashMap::new();
+    for l in &lets {
+        for b in l.moved.iter().flat_map(|(bindings, _)| bindings) {
+            *bound.entry(b.ident.to_string()).or_default() += 1;
+        }
+    }
+    let mut first_named: HashMap<String, usize> = HashMap::new();
+    let mut names = Vec::new();
+    for (k, tree) in trees.iter().enumerate() {
+        names.clear();
+        idents(tree, &mut names);
+        for name in names.drain(..) {
             first_named.entry(name).or_insert(k);
         }
     }
-
+    // A binding stays where it is if it is bound twice, named before its `let` or in its
+    // own value.
+    for l in &mut lets {
+        names.clear();
+        for tree in &trees[l.value.clone()] {
+            idents(tree, &mut names);
+        }
+        let safe = l.moved.as_ref().is_some_and(|(bindings, _)| {
+            bindings.iter().all(|b| {
+                let name = b.ident.to_string();
+                bound[&name] == 1 && first_named[&name] > l.start && !names.contains(&name)
+            })
+        });
+        if !safe {
+            l.moved = None;
+        }
+    }
     // Bindings of unknown type are declared up front only where too many would stay.
-    let untyped = stmts
+    let untyped = lets
         .iter()
-        .filter(|stmt| match stmt {
-            Stmt::Local(local) => {
-                movable(local, types).is_some_and(|(_, types, _)| types.iter().any(Option::is_none))
-            }
-            _ => false,
+        .filter(|l| {
+            l.moved
+                .as_ref()
+                .is_some_and(|(_, types)| types.iter().any(Option::is_none))
         })
         .count();
-    let inferred = untyped > MAX_UNTYPED_LETS;
-
-    let mut declared: Vec<(Binding, Option<Type>)> = Vec::new();
-    let mut rewritten = Vec::with_capacity(stmts.len());
-    for (k, stmt) in std::mem::take(stmts).into_iter().enumerate() {
-        let Stmt::Local(local) = &stmt else {
-            rewritten.push(stmt);
-            continue;
-        };
-        let candidate = movable(local, types).filter(|(bindings, types, init)| {
-            let named_in_init: HashSet<String> = idents(&init.to_token_stream()).collect();
-            (inferred || types.iter().all(Option::is_some))
-                && bindings.iter().all(|b| {
-                    bound[&b.name] == 1
-                        && first_named[&b.name] == k
-                        && !named_in_init.contains(&b.name)
-                })
-        });
-        let Some((bindings, types, init)) = candidate else {
-            rewritten.push(stmt);
-            continue;
-        };
-        let targets: Vec<&syn::Ident> = bindings.iter().map(|b| &b.ident).collect();
-        let assignment = if let [target] = &targets[..] {
-            quote!(#target = #init;)
-        } else {
-            quote!((#(#targets),*) = #init;)
-        };
-        declared.extend(bindings.into_iter().zip(types));
-        rewritten.push(syn::parse_quote!(#assignment));
+    if untyped <= MAX_UNTYPED_LETS {
+        for l in &mut lets {
+            if l.moved
+                .as_ref()
+                .is_some_and(|(_, types)| types.iter().any(Option::is_none))
+            {
+                l.moved = None;
+            }
+        }
     }
 
-    let declarations = declared.chunks(PER_DECLARATION).map(|chunk| {
+    let mut declared: Vec<(Binding, Option<TokenStream>)> = Vec::new();
+    let mut body = TokenStream::new();
+    let mut next = 0;
+    for l in lets {
+        let Some((bindings, types)) = l.moved else {
+            continue;
+        };
+        body.extend(trees[next..l.start].iter().cloned());
+        let targets: Vec<&Ident> = bindings.iter().map(|b| &b.ident).collect();
+        let value: TokenStream = trees[l.value].iter().cloned().collect();
+        body.extend(if l.tuple {
+            quote!((#(#targets),*) = #value;)
+        } else {
+            quote!(#(#targets)* = #value;)
+        });
+        declared.extend(bindings.into_iter().zip(types));
+        next = l.end + 1;
+    }
+    body.extend(trees[next..].iter().cloned());
+
+    // The declarations, then the statements (an item such as a `const`, which a type may
+    // name, is visible in its whole block wherever it stands).
+    let mut out = TokenStream::new();
+    for chunk in declared.chunks(PER_DECLARATION) {
         let names = chunk.iter().map(|(b, _)| {
             let ident = &b.ident;
             if b.mutable {
@@ -208,42 +319,8 @@ fn flatten_stmts(stmts: &mut Vec<Stmt>, types: Types) {
             Some(ty) => ty.to_token_stream(),
             None => quote!(_),
         });
-        let declaration: Stmt = syn::parse_quote!(let (#(#names,)*): (#(#types,)*););
-        declaration
-    });
-    // The declarations, then the statements (an item such as a `const`, which a type
-    // may name, is visible in its whole block wherever it stands).
-    let mut out: Vec<Stmt> = declarations.collect();
-    out.extend(rewritten);
-    *stmts = out;
-}
-
-/// The names a pattern binds.
-fn pattern_names(pat: &Pat) -> Vec<String> {
-    struct Names(Vec<String>);
-    impl<'a> syn::visit::Visit<'a> for Names {
-        fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
-            self.0.push(p.ident.to_string());
-            syn::visit::visit_pat_ident(self, p);
-        }
+        out.extend(quote!(let (#(#names,)*): (#(#types,)*);));
     }
-    let mut names = Names(Vec::new());
-    syn::visit::Visit::visit_pat(&mut names, pat);
-    names.0
-}
-
-/// Every identifier in `tokens`, at any depth.
-fn idents(tokens: &TokenStream) -> impl Iterator<Item = String> {
-    let mut out = Vec::new();
-    let mut stack = vec![tokens.clone()];
-    while let Some(tokens) = stack.pop() {
-        for tree in tokens {
-            match tree {
-                proc_macro2::TokenTree::Ident(ident) => out.push(ident.to_string()),
-                proc_macro2::TokenTree::Group(group) => stack.push(group.stream()),
-                _ => {}
-            }
-        }
-    }
-    out.into_iter()
+    out.extend(body);
+    out
 }
