@@ -740,7 +740,7 @@ pub mod trip_count {
 /// The wide network of [`crate::wide`] on 100 samples of the moons data set.
 pub mod wide {
     use super::*;
-    use crate::wide::{backprop, init, loss_grad, ALPHA, WIDTH};
+    use crate::wide::{backprop, init, loss_grad, loss_grad_into, ALPHA, PARAMS, WIDTH};
 
     /// The contenders: `#[grad]` over slices, the hand-written backpropagation a sample
     /// at a time (dense and sparse), and batched ([`crate::batched`]).
@@ -776,7 +776,20 @@ pub mod wide {
                     }),
                 ),
             ],
-            into_calls: Vec::new(),
+            into_calls: vec![Contender::new("wide::loss_grad_into", {
+                let buffer = RefCell::new(vec![0.0; PARAMS]);
+                move || {
+                    let mut buffer = buffer.borrow_mut();
+                    buffer.fill(0.0);
+                    black_box(loss_grad_into(
+                        black_box(&p),
+                        black_box(&xs),
+                        black_box(&ys),
+                        &mut buffer,
+                    ));
+                    black_box(&*buffer);
+                }
+            })],
             targets: vec![
                 Target {
                     numerator: 0,
