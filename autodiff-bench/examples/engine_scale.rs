@@ -41,6 +41,21 @@ fn operations(nodes: usize) -> Vec<(u8, [usize; 3])> {
         .collect()
 }
 
+/// Operation `op` of [`operations`] on `a`, `b` and `c`, in either engine (a macro, since
+/// the engines' handles are different types: `&Value` and `Var`).
+macro_rules! operation {
+    ($op:expr, $a:expr, $b:expr, $c:expr) => {
+        match $op {
+            0 => $a + $b,
+            1 => $a * $b * 0.5,
+            2 => $a.tanh(),
+            3 => $a.sin() + $b,
+            4 => $a.mul_add($b, $c) * 0.25,
+            _ => $a.max($b),
+        }
+    };
+}
+
 fn input(i: usize) -> f64 {
     (i as f64 * 0.37).sin() * 0.9
 }
@@ -60,15 +75,7 @@ fn run_value(nodes: usize) -> Run {
     all.reserve(ops.len());
     for &(op, [a, b, c]) in &ops {
         let (a, b, c) = (&all[a], &all[b], &all[c]);
-        let node = match op {
-            0 => a + b,
-            1 => a * b * 0.5,
-            2 => a.tanh(),
-            3 => a.sin() + b,
-            4 => a.mul_add(b, c) * 0.25,
-            _ => a.max(b),
-        };
-        all.push(node);
+        all.push(operation!(op, a, b, c));
     }
     let output = all.last().expect("a node").clone();
     let build = start.elapsed();
@@ -96,15 +103,7 @@ fn run_tape(nodes: usize) -> Run {
     all.reserve(ops.len());
     for &(op, [a, b, c]) in &ops {
         let (a, b, c) = (all[a], all[b], all[c]);
-        let node = match op {
-            0 => a + b,
-            1 => a * b * 0.5,
-            2 => a.tanh(),
-            3 => a.sin() + b,
-            4 => a.mul_add(b, c) * 0.25,
-            _ => a.max(b),
-        };
-        all.push(node);
+        all.push(operation!(op, a, b, c));
     }
     let output = *all.last().expect("a node");
     let build = start.elapsed();
