@@ -167,11 +167,17 @@ def measure_stack(root, env, shape, n, tool):
     return sizes
 
 
+def table_head(shape, unit, columns):
+    """Prints the heading of a Markdown table of `shape` with these columns."""
+    print(f"\n`{shape}`: {DESCRIPTIONS[shape]}; {unit}\n")
+    print("| " + " | ".join(["operations"] + columns) + " |")
+    print("|" + " ---: |" * (len(columns) + 1))
+
+
 def stack_tables(root, env, args):
     for shape in args.shapes:
-        print(f"\n`{shape}`: {DESCRIPTIONS[shape]}; smallest thread stack that runs it, KiB\n")
-        print("| operations | none: debug | #[grad]: debug | none: release | #[grad]: release |")
-        print("| ---: | ---: | ---: | ---: | ---: |")
+        table_head(shape, "smallest thread stack that runs it, KiB",
+                   ["none: debug", "#[grad]: debug", "none: release", "#[grad]: release"])
         for n in args.sizes:
             sys.stderr.write(f"stack: {shape} {n}...\n")
             none = measure_stack(root, env, shape, n, "none")
@@ -278,12 +284,10 @@ def main():
             if tool in args.tools:
                 measure(root, env, "sum", 10, tool, None, 1)
         for shape in args.shapes:
-            print(f"\n`{shape}`: {DESCRIPTIONS[shape]}; seconds\n")
-            print(
-                "| operations | none: check | #[grad]: check | symdiff: check "
-                "| none: build | #[grad]: build | symdiff: build |"
-            )
-            print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+            table_head(shape, "seconds", [
+                "none: check", "#[grad]: check", "symdiff: check",
+                "none: build", "#[grad]: build", "symdiff: build",
+            ])
             gave_up = set()
             for n in args.sizes:
                 cells = {}
