@@ -116,8 +116,9 @@ fn methods(args: TokenStream, mut block: ItemImpl) -> TokenStream {
 }
 
 /// The original function with `#[allow(dead_code)]`: code that calls only `<name>_grad`
-/// uses it through its gradient (an unused gradient is still reported, under the same
-/// name).
+/// uses it through its gradient. (rustc does not report the generated functions as
+/// unused, since they come from a macro's expansion, so a `#[grad]` function that nothing
+/// calls gives no warning at all.)
 fn unused_allowed(mut function: ItemFn) -> ItemFn {
     function.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
     function
