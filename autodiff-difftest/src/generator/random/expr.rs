@@ -14,7 +14,7 @@ impl Gen {
                 Kind::Real { .. } => reals.push(v),
                 Kind::Array { .. } => arrays.push(v),
                 Kind::Int { .. } => ints.push(v),
-                Kind::Bool => {}
+                Kind::Bool | Kind::Struct => {}
             }
         }
         let roll = self.rng.random_range(0..20);
@@ -250,7 +250,7 @@ impl Gen {
             }
             90..=91
                 if !self.config.value_ops_only
-                    && !self.helpers.is_empty()
+                    && !self.callable(1).is_empty()
                     && self.in_closure == 0 =>
             {
                 self.call(d)
@@ -320,23 +320,59 @@ impl Gen {
         Cond::Cmp(op, a, b)
     }
 
+    /// The helpers and methods that can be called here returning `outputs` numbers, each
+    /// with the name it is called by (`h0`, `m1.g0`, `self.g1`).
+    pub(super) fn callable(&self, outputs: usize) -> Vec<(String, Helper)> {
+        let receiver = self
+            .visible()
+            .into_iter()
+            .find(|v| matches!(v.kind, Kind::Struct))
+            .map(|v| v.name);
+        self.helpers
+            .iter()
+            .filter(|h| h.outputs == outputs)
+            .filter_map(|h| match (&receiver, h.method) {
+                (_, false) => Some((h.name.clone(), h.clone())),
+                (Some(r), true) => Some((format!("{r}.{}", h.name), h.clone())),
+                (None, true) => None,
+            })
+            .collect()
+    }
+
     pub(super) fn call(&mut self, depth: usize) -> Expr {
-        let helper = self.pick(&self.helpers.clone());
+        let (name, helper) = self.pick(&self.callable(1));
+        match self.call_args(&helper, depth) {
+            Some(args) => Expr::Call(name, args),
+            None => self.expr(depth),
+        }
+    }
+
+    /// Arguments for a call of `helper`, if what it takes whole is in scope.
+    pub(super) fn call_args(&mut self, helper: &Helper, depth: usize) -> Option<Vec<Arg>> {
         let mut args = Vec::new();
+        // The length of the arrays passed for `[f64; N]`, once chosen.
+        let mut generic: Option<usize> = None;
         for p in &helper.params {
             match p {
                 ParamKind::Real(Shape::Scalar, _) => args.push(Arg::Real(self.expr(depth))),
-                ParamKind::Real(Shape::Array(n), pass) => {
-                    let whole = self.whole_array(n.value(), *pass);
-                    match whole {
-                        Some(text) => args.push(Arg::Whole(text)),
-                        None => return self.expr(depth),
-                    }
+                ParamKind::Real(Shape::Array(Len::Generic(_)), pass) => {
+                    let n = match generic {
+                        Some(n) => n,
+                        None => {
+                            let lengths = self.whole_lengths();
+                            if lengths.is_empty() {
+                                return None;
+                            }
+                            self.pick(&lengths)
+                        }
+                    };
+                    generic = Some(n);
+                    args.push(Arg::Whole(self.whole_array(n, *pass)?));
                 }
-                ParamKind::Real(Shape::Slice, _) => match self.whole_slice() {
-                    Some(text) => args.push(Arg::Whole(text)),
-                    None => return self.expr(depth),
-                },
+                ParamKind::Real(Shape::Array(n), pass) => {
+                    args.push(Arg::Whole(self.whole_array(n.value(), *pass)?));
+                }
+                ParamKind::Real(Shape::Slice, _) => args.push(Arg::Whole(self.whole_slice()?)),
                 ParamKind::Int { hi, .. } => {
                     let hi = *hi;
                     let i = self.small_int();
@@ -354,10 +390,37 @@ impl Gen {
                     };
                     args.push(Arg::Whole(text));
                 }
-                _ => return self.expr(depth),
+                _ => return None,
             }
         }
-        Expr::Call(helper.name, args)
+        Some(args)
+    }
+
+    /// The lengths of the arrays and rows that could be passed whole here.
+    pub(super) fn whole_lengths(&self) -> Vec<usize> {
+        let mut out = Vec::new();
+        for v in self.arrays() {
+            if let Kind::Array {
+                len: ALen::Fixed(len),
+                inner,
+                owner,
+                local,
+            } = &v.kind
+            {
+                if (*local && self.control > 0)
+                    || matches!(owner, Owner::Window | Owner::Vec)
+                    || matches!(len, Len::Generic(_))
+                {
+                    continue;
+                }
+                match inner {
+                    None => out.push(len.value()),
+                    Some(k) if !local => out.push(*k),
+                    _ => {}
+                }
+            }
+        }
+        out
     }
 
     /// An array of `n` numbers passed whole (`&w`, `w`, `&m[1]`), if one is in scope.
@@ -372,7 +435,10 @@ impl Gen {
                 local,
             } = &v.kind
             {
-                if (*local && control > 0) || *owner == Owner::Window {
+                if (*local && control > 0)
+                    || matches!(owner, Owner::Window | Owner::Vec)
+                    || matches!(len, Len::Generic(_))
+                {
                     continue;
                 }
                 let amp = if pass == Pass::Value { "" } else { "&" };
@@ -421,12 +487,18 @@ impl Gen {
                     Kind::Array {
                         len: ALen::Run,
                         inner: None,
-                        owner: Owner::Borrowed,
+                        owner: Owner::Borrowed | Owner::Field,
                         ..
                     }
                 )
             })
-            .map(|v| v.name)
+            .map(|v| {
+                if v.name.contains('.') {
+                    format!("&{}", v.name)
+                } else {
+                    v.name
+                }
+            })
             .collect();
         if options.is_empty() {
             None
@@ -483,16 +555,7 @@ impl Gen {
             chain.push_str(".enumerate()");
             let (i, x) = (self.fresh("i"), self.fresh("x"));
             pattern = format!("({i}, {x})");
-            self.declare(
-                &i,
-                Kind::Int {
-                    hi: match &len {
-                        ALen::Fixed(n) => Hi::Max(n.value() - 1),
-                        ALen::Run => Hi::BelowN,
-                    },
-                },
-                false,
-            );
+            self.declare(&i, Kind::Int { hi: below(&len) }, false);
             self.declare(&x, Kind::Real { deref: true }, false);
         } else {
             if roll < 5 {
