@@ -241,7 +241,10 @@ impl Gen {
             }
             85..=88 if !self.config.value_ops_only => {
                 let c = self.cond(d.min(1));
+                // Branches: `#[grad]` lowers them into blocks of their own.
+                self.control += 1;
                 let (a, b) = (self.expr(d), self.expr(d));
+                self.control -= 1;
                 Expr::If(Box::new(c), Box::new(a), Box::new(b))
             }
             89 if !self.config.value_ops_only => {
@@ -256,24 +259,17 @@ impl Gen {
                 self.call(d)
             }
             92..=93 if !self.config.value_ops_only && self.in_closure == 0 => self.reduce(d),
-            94 if !self.config.value_ops_only => self.match_expr(d),
+            94 if !self.config.value_ops_only => {
+                self.control += 1;
+                let m = self.match_expr(d);
+                self.control -= 1;
+                m
+            }
             95 if !self.config.value_ops_only && self.in_closure == 0 => {
-                // A block with a `let`.
-                self.push_scope();
-                let name = self.fresh("b");
-                let init = self.expr(d);
-                self.declare(&name, Kind::Real { deref: false }, false);
-                let result = self.expr(d);
-                self.pop_scope();
-                Expr::Block(
-                    vec![Stmt::Let {
-                        name,
-                        mutable: false,
-                        annotated: false,
-                        init,
-                    }],
-                    Box::new(result),
-                )
+                self.control += 1;
+                let block = self.block_expr(d);
+                self.control -= 1;
+                block
             }
             _ => {
                 let a = self.expr(d);
@@ -282,8 +278,36 @@ impl Gen {
         }
     }
 
+    /// `{ let b = e; r }`.
+    pub(super) fn block_expr(&mut self, d: usize) -> Expr {
+        self.push_scope();
+        let name = self.fresh("b");
+        let init = self.expr(d);
+        self.declare(&name, Kind::Real { deref: false }, false);
+        let result = self.expr(d);
+        self.pop_scope();
+        Expr::Block(
+            vec![Stmt::Let {
+                name,
+                mutable: false,
+                annotated: false,
+                init,
+            }],
+            Box::new(result),
+        )
+    }
+
     /// A condition; `Cmp`s of numbers are branch boundaries the test keeps away from.
+    /// Counted as nested (an operand of `&&` or `||`, an `else if`, a guard, a `while`'s
+    /// condition are evaluated in blocks of their own).
     pub(super) fn cond(&mut self, depth: usize) -> Cond {
+        self.control += 1;
+        let c = self.cond_inner(depth);
+        self.control -= 1;
+        c
+    }
+
+    fn cond_inner(&mut self, depth: usize) -> Cond {
         let flags = self.flags();
         let ints = self.ints();
         let roll = self.rng.random_range(0..20);
@@ -407,8 +431,8 @@ impl Gen {
                 local,
             } = &v.kind
             {
-                if (*local && self.control > 0)
-                    || matches!(owner, Owner::Window | Owner::Vec)
+                if ((*local || v.mutable) && (self.control > 0 || self.returned))
+                    || matches!(owner, Owner::Window | Owner::Vec | Owner::Grown)
                     || matches!(len, Len::Generic(_))
                 {
                     continue;
@@ -425,7 +449,7 @@ impl Gen {
 
     /// An array of `n` numbers passed whole (`&w`, `w`, `&m[1]`), if one is in scope.
     pub(super) fn whole_array(&mut self, n: usize, pass: Pass) -> Option<String> {
-        let control = self.control;
+        let copied = self.control > 0 || self.returned;
         let mut options = Vec::new();
         for v in self.arrays() {
             if let Kind::Array {
@@ -435,8 +459,10 @@ impl Gen {
                 local,
             } = &v.kind
             {
-                if (*local && control > 0)
-                    || matches!(owner, Owner::Window | Owner::Vec)
+                // A local or `mut` array is copied at the call: outside loops and branches,
+                // before any `return`.
+                if ((*local || v.mutable) && copied)
+                    || matches!(owner, Owner::Window | Owner::Vec | Owner::Grown)
                     || matches!(len, Len::Generic(_))
                 {
                     continue;
@@ -518,7 +544,7 @@ impl Gen {
             return self.leaf();
         }
         let src = self.pick(&sources);
-        let Kind::Array { len, .. } = src.kind.clone() else {
+        let Kind::Array { len, owner, .. } = src.kind.clone() else {
             unreachable!()
         };
         let mut chain = src.name.clone();
@@ -555,7 +581,12 @@ impl Gen {
             chain.push_str(".enumerate()");
             let (i, x) = (self.fresh("i"), self.fresh("x"));
             pattern = format!("({i}, {x})");
-            self.declare(&i, Kind::Int { hi: below(&len) }, false);
+            let hi = if owner == Owner::Grown {
+                Hi::Unknown
+            } else {
+                below(&len)
+            };
+            self.declare(&i, Kind::Int { hi }, false);
             self.declare(&x, Kind::Real { deref: true }, false);
         } else {
             if roll < 5 {

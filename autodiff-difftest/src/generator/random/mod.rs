@@ -43,6 +43,9 @@ enum Owner {
     Window,
     /// A field of a struct parameter (or of `self`), behind a reference.
     Field,
+    /// A local `Vec` filled by `push`, some pushes under a condition: at least as long as
+    /// it says, so its own indices (`0..v.len()`, `enumerate`) bound nothing.
+    Grown,
 }
 
 #[derive(Clone, Debug)]
@@ -167,6 +170,10 @@ struct Gen {
     generic: Option<String>,
     /// The function being written returns a tuple, which it must do at its end only.
     no_return: bool,
+    /// A `return` has been written in the function: `#[grad]` lowers the statements after
+    /// the one holding it into a block of their own, which passes no local (or `mut`)
+    /// array whole.
+    returned: bool,
     /// The program's struct, if any.
     structure: Option<StructDef>,
 }
@@ -192,6 +199,7 @@ impl Gen {
             hidden: Vec::new(),
             generic: None,
             no_return: false,
+            returned: false,
             structure: None,
         }
     }
@@ -672,6 +680,28 @@ fn random_function(g: &mut Gen, name: &str, role: Role) -> Function {
             );
         }
     }
+    // A helper generic over a length is called with an array of the function under test.
+    let generic_helper = g.helpers.iter().any(|h| {
+        h.params
+            .iter()
+            .any(|p| matches!(p, ParamKind::Real(Shape::Array(Len::Generic(_)), _)))
+    });
+    let has_array = params
+        .iter()
+        .any(|p| matches!(p.kind, ParamKind::Real(Shape::Array(_), _)));
+    if !helper && generic_helper && !has_array {
+        let n = g.length();
+        let pass = if g.chance(0.5) {
+            Pass::Value
+        } else {
+            Pass::Ref
+        };
+        params.push(Param {
+            name: String::new(),
+            kind: ParamKind::Real(Shape::Array(n), pass),
+            mutable: false,
+        });
+    }
     if !helper && g.structure.is_some() {
         let at = g.rng.random_range(0..=params.len());
         params.insert(
@@ -693,6 +723,7 @@ fn random_function(g: &mut Gen, name: &str, role: Role) -> Function {
     g.control = 0;
     g.generic = generics.first().cloned();
     g.no_return = role.outputs > 1;
+    g.returned = false;
     g.budget = if helper {
         g.rng.random_range(1..6)
     } else {
@@ -720,13 +751,21 @@ fn random_function(g: &mut Gen, name: &str, role: Role) -> Function {
     let mut results = Vec::new();
     for _ in 0..role.outputs.max(1) {
         let mut result = g.expr(2);
-        if !helper && g.callable(1).iter().any(|(_, h)| h.method) && g.chance(0.7) {
-            let methods: Vec<(String, Helper)> = g
-                .callable(1)
-                .into_iter()
-                .filter(|(_, h)| h.method)
-                .collect();
-            let (name, method) = g.pick(&methods);
+        // The function under test calls a method of its struct, or a helper taking arrays
+        // whole, more often than random expressions would.
+        let whole = |h: &Helper| {
+            h.method
+                || h.params
+                    .iter()
+                    .any(|p| matches!(p, ParamKind::Real(Shape::Array(_), _)))
+        };
+        let targets: Vec<(String, Helper)> = g
+            .callable(1)
+            .into_iter()
+            .filter(|(_, h)| whole(h))
+            .collect();
+        if !helper && !targets.is_empty() && g.chance(0.7) {
+            let (name, method) = g.pick(&targets);
             if let Some(args) = g.call_args(&method, 1) {
                 let call = Expr::Call(name, args);
                 result = Expr::Bin(BinOp::Add, Box::new(result), Box::new(call));

@@ -222,6 +222,7 @@ impl Gen {
                 out.push(Stmt::If(vec![(c, vec![exit])], None));
             }
             84..=86 if nested && !self.no_return => {
+                self.returned = true;
                 let c = self.cond(1);
                 let e = self.expr(2);
                 out.push(Stmt::If(vec![(c, vec![Stmt::Return(e)])], None));
@@ -528,7 +529,11 @@ impl Gen {
         else {
             unreachable!()
         };
-        let idx_hi = below(&len);
+        let idx_hi = if owner == Owner::Grown {
+            Hi::Unknown
+        } else {
+            below(&len)
+        };
         // The item: an element (a number, or a row of `k`), by value or by reference.
         let declare_item = |g: &mut Gen, name: &str, by_ref: bool| match inner {
             None => g.declare(name, Kind::Real { deref: by_ref }, false),
@@ -553,7 +558,9 @@ impl Gen {
                 // `for x in xs` / `for x in &h`
                 let (text, by_ref) = match owner {
                     Owner::Array if self.chance(0.5) => (src.name.clone(), false),
-                    Owner::Array | Owner::Vec | Owner::Field => (format!("&{}", src.name), true),
+                    Owner::Array | Owner::Vec | Owner::Grown | Owner::Field => {
+                        (format!("&{}", src.name), true)
+                    }
                     Owner::Borrowed | Owner::Window => (src.name.clone(), true),
                 };
                 declare_item(self, &x, by_ref);
@@ -708,7 +715,9 @@ impl Gen {
         let label = if value.is_none() { self.label() } else { None };
         self.push_scope();
         self.declare_counter(&k, bound);
+        self.control += 1;
         let exit_value = value.as_ref().map(|_| self.expr(2));
+        self.control -= 1;
         self.loops.push(LoopCtx {
             label: label.clone(),
             value: value.is_some(),
@@ -846,7 +855,12 @@ impl Gen {
             match self.rng.random_range(0..4) {
                 0 => {
                     let i = self.fresh("i");
-                    self.declare(&i, Kind::Int { hi: below(&len) }, false);
+                    let hi = if owner == Owner::Grown {
+                        Hi::Unknown
+                    } else {
+                        below(&len)
+                    };
+                    self.declare(&i, Kind::Int { hi }, false);
                     (i, format!("0..{}.len()", src.name), trips)
                 }
                 1 => {
@@ -908,7 +922,11 @@ impl Gen {
             Kind::Array {
                 len,
                 inner: None,
-                owner: Owner::Vec,
+                owner: if conditional {
+                    Owner::Grown
+                } else {
+                    Owner::Vec
+                },
                 local: true,
             },
             false,
