@@ -803,13 +803,19 @@ impl Lowering {
                 let top_level = self.blocks.len() == 1;
                 if (!v.is_param || v.mutable) && (v.slice || !top_level) {
                     let name = ident.to_string().replace('·', ".");
+                    // A `mut` parameter may change as a local does: it is copied too.
+                    let (what, instead) = if v.is_param {
+                        ("a `mut` array parameter", "or drop its `mut`")
+                    } else {
+                        ("a local array", "or make it a parameter")
+                    };
                     return self.error(
                         arg,
                         format!(
-                            "#[grad] passes a local array whole to a call only outside loops \
-                             and branches (the sweep keeps a copy of `{name}` as it was at the \
-                             call), and never a local vector; pass its elements, or make it a \
-                             parameter"
+                            "#[grad] passes {what} whole to a call only outside loops and \
+                             branches and before any early `return` (the sweep keeps a copy \
+                             of `{name}` as it was at the call), and never a local vector; \
+                             pass its elements, {instead}"
                         ),
                     );
                 }
