@@ -468,6 +468,14 @@ impl Gen {
                     continue;
                 }
                 let amp = if pass == Pass::Value { "" } else { "&" };
+                // A row bound by a loop (`for x in m.iter()`, named `x…`/`y…`) is passed
+                // only dereferenced: `#[grad]` passes one written bare (`g(x)`) as the row
+                // itself, not the reference it is.
+                let row = *owner == Owner::Borrowed
+                    && (v.name.starts_with('x') || v.name.starts_with('y'));
+                if row && pass != Pass::Value {
+                    continue;
+                }
                 match inner {
                     None if len.value() == n && !*local => {
                         if *owner == Owner::Borrowed && pass == Pass::Value {
