@@ -407,8 +407,13 @@ impl<'t> Ctx<'t> {
         a.min(b)
     }
 
-    /// `x.clamp(lo, hi)`.
+    /// `x.clamp(lo, hi)`. Where a bound is NaN (a value overflowed on the way), the point
+    /// is marked unusable (margin 0) rather than left to `clamp`'s panic.
     pub fn clamp(&self, x: Var<'t>, lo: Var<'t>, hi: Var<'t>) -> Var<'t> {
+        if lo.value().is_nan() || hi.value().is_nan() {
+            self.note(f64::NAN);
+            return x;
+        }
         self.note(x.value() - lo.value());
         self.note(x.value() - hi.value());
         x.clamp(lo, hi)
