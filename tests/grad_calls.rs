@@ -83,6 +83,47 @@ fn slices_passed_whole() {
     assert!((da - (ms_p + 2.0 * a * ms_d)).abs() < 1e-12);
 }
 
+/// Takes its array by value.
+#[grad]
+fn weighted(w: [f64; 3], x: f64) -> f64 {
+    (w[0] * x).sin() + w[1] * w[2] * x
+}
+
+/// Generic over the length, by value.
+#[grad]
+fn ends<const N: usize>(w: [f64; N], x: f64) -> f64 {
+    w[0] * w[N - 1] * x
+}
+
+/// A reference parameter dereferenced into calls that take the array by value,
+/// `weighted(*w, x)`, next to the same parameter passed as the reference it is. Found by
+/// the random programs: the pullback call dropped the `*` and passed the reference, which
+/// did not compile.
+#[grad]
+fn dereferenced(w: &[f64; 3], x: f64) -> f64 {
+    weighted(*w, x) * ends(*w, x) + dot(w, w)
+}
+
+#[test]
+fn a_reference_parameter_dereferenced_into_a_by_value_call() {
+    let (w, x) = ([0.4, -1.2, 0.7], 0.9);
+    let (value, dw, dx) = dereferenced_grad(&w, x);
+    assert_eq!(value.to_bits(), dereferenced(&w, x).to_bits());
+    // Closed form: f = a b + |w|², a = sin(w0 x) + w1 w2 x, b = w0 w2 x.
+    let a = (w[0] * x).sin() + w[1] * w[2] * x;
+    let b = w[0] * w[2] * x;
+    let da = [x * (w[0] * x).cos(), w[2] * x, w[1] * x];
+    let db = [w[2] * x, 0.0, w[0] * x];
+    let expected: Vec<f64> = (0..3).map(|i| da[i] * b + a * db[i] + 2.0 * w[i]).collect();
+    assert_close(&dw, &expected, 1e-12);
+    let expected_dx = ((w[0] * (w[0] * x).cos() + w[1] * w[2]) * b) + a * w[0] * w[2];
+    assert!((dx - expected_dx).abs() < 1e-12, "{dx} vs {expected_dx}");
+    let at = [w[0], w[1], w[2], x];
+    let f = |v: &[f64]| dereferenced(&[v[0], v[1], v[2]], v[3]);
+    let got = [dw[0], dw[1], dw[2], dx];
+    assert_close(&got, &numeric(f, &at), 1e-7);
+}
+
 // ----- structs passed whole and methods calling methods -------------------------------
 
 #[derive(Differentiable, Clone, Debug, PartialEq)]

@@ -11,6 +11,17 @@
 //!   two step sizes disagree. Not for a program whose `stop_gradient` holds a value
 //!   constant, which the difference quotient would move.
 //!
+//! A struct parameter's partial is flattened with `to_flat_vec` (the order of the
+//! `Differentiable` flat view), its `Tape` twin's leaves field by field, and finite
+//! differences move its numbers through `copy_from_flat`.
+//!
+//! A program in `f32` is checked against its `Tape` twin, which computes in `f64` at the
+//! same (`f32`) arguments: its value bit for bit against the `f32` original only, against
+//! the twin to a relative 1e-3 of the largest magnitude of a variable, its partials to a
+//! relative 1e-4 of the largest partial, and against finite differences of the `f32`
+//! original with steps 400 times as large (and a relative tolerance of 1e-2); its points
+//! keep 1e-2 from kinks and boundaries, and magnitudes below 1e3.
+//!
 //! That every program compiles is the first check: a program the generator writes stays
 //! inside the documented subset, so a rejection fails the build of the test.
 
@@ -29,6 +40,19 @@ const TRIES: usize = 12;
 const LARGEST: f64 = 1e5;
 /// The smallest distance to a kink or branch boundary at a point that is used.
 const MARGIN: f64 = 1e-3;
+
+/// The same limits for programs in `f32`, whose own rounding (a relative 6e-8 of the
+/// largest value, per operation) must neither move a branch the `f64` twin takes nor
+/// swamp the comparison.
+const LARGEST_F32: f64 = 1e3;
+/// See [`LARGEST_F32`].
+const MARGIN_F32: f64 = 1e-2;
+/// Tolerance of an `f32` program's value against its `f64` twin's, relative to the
+/// largest magnitude of a variable (seen up to 4e-5).
+const VALUE_F32: f64 = 1e-3;
+/// Tolerance of an `f32` program's partials against its `f64` twin's, relative to the
+/// largest partial (seen up to 3e-6).
+const PARTIALS_F32: f64 = 1e-4;
 
 /// How one program went.
 #[derive(Default)]
@@ -53,6 +77,7 @@ fn draw(case: &Case, rng: &mut StdRng) -> Args {
         values.push(match *spec {
             Spec::Real(count) => real(count),
             Spec::Run(k) => real(n * k),
+            Spec::Struct { fixed, run, .. } => real(fixed + n * run),
             Spec::Int(..) | Spec::Bool => ArgValue::Int(0),
         });
     }
@@ -60,7 +85,23 @@ fn draw(case: &Case, rng: &mut StdRng) -> Args {
         match *spec {
             Spec::Int(lo, hi) => *value = ArgValue::Int(rng.random_range(lo..=hi)),
             Spec::Bool => *value = ArgValue::Flag(rng.random_bool(0.5)),
+            Spec::Struct { ints, flags, .. } => {
+                let ArgValue::Real(numbers) = std::mem::replace(value, ArgValue::Int(0)) else {
+                    unreachable!()
+                };
+                let ints = ints.iter().map(|&hi| rng.random_range(0..=hi)).collect();
+                let flags = (0..flags).map(|_| rng.random_bool(0.5)).collect();
+                *value = ArgValue::Struct(numbers, ints, flags);
+            }
             _ => {}
+        }
+    }
+    if case.single {
+        // The arguments of an `f32` program are `f32`s; its twin takes the same numbers.
+        for value in &mut values {
+            if let ArgValue::Real(v) | ArgValue::Struct(v, ..) = value {
+                v.iter_mut().for_each(|x| *x = f64::from(*x as f32));
+            }
         }
     }
     Args(values)
@@ -80,6 +121,11 @@ fn central(case: &Case, args: &Args, flat: &[f64], i: usize, h: f64) -> f64 {
     let mut minus = flat.to_vec();
     plus[i] += h;
     minus[i] -= h;
+    if case.single {
+        // The step the `f32` program sees.
+        plus[i] = f64::from(plus[i] as f32);
+        minus[i] = f64::from(minus[i] as f32);
+    }
     let f = |x: &[f64]| (case.original)(&args.with_flat(case.partials, x));
     (f(&plus) - f(&minus)) / (plus[i] - minus[i])
 }
@@ -92,11 +138,16 @@ fn check(case: &Case, seed: u64, tally: &mut Tally) {
         for _ in 0..TRIES {
             let args = draw(case, &mut rng);
             let (tape_value, tape_partials, margin, largest) = (case.tape)(&args);
-            if margin < MARGIN {
+            let (least_margin, most) = if case.single {
+                (MARGIN_F32, LARGEST_F32)
+            } else {
+                (MARGIN, LARGEST)
+            };
+            if margin < least_margin {
                 tally.near_kink += 1;
                 continue;
             }
-            let tame = largest < LARGEST
+            let tame = largest < most
                 && tape_value.is_finite()
                 && tape_value.abs() < 1e8
                 && tape_partials.iter().all(|d| d.is_finite() && d.abs() < 1e8);
@@ -106,7 +157,7 @@ fn check(case: &Case, seed: u64, tally: &mut Tally) {
             }
             found = true;
             tally.points += 1;
-            compare(case, &args, tape_value, &tape_partials, tally);
+            compare(case, &args, (tape_value, &tape_partials, largest), tally);
             break;
         }
         if !found {
@@ -118,7 +169,8 @@ fn check(case: &Case, seed: u64, tally: &mut Tally) {
     }
 }
 
-fn compare(case: &Case, args: &Args, tape_value: f64, tape_partials: &[f64], tally: &mut Tally) {
+fn compare(case: &Case, args: &Args, tape: (f64, &[f64], f64), tally: &mut Tally) {
+    let (tape_value, tape_partials, largest) = tape;
     let value = (case.original)(args);
     let (grad_value, partials) = (case.gradient)(args);
     let mut fail = |what: String| {
@@ -131,7 +183,13 @@ fn compare(case: &Case, args: &Args, tape_value: f64, tape_partials: &[f64], tal
             "the value of _grad is {grad_value:e}, the original's {value:e}"
         ));
     }
-    if !same(tape_value, value) {
+    if case.single {
+        if !within(tape_value, value, VALUE_F32 * largest.max(1.0)) {
+            fail(format!(
+                "the value on Tape (f64) is {tape_value:e}, the f32 original's {value:e}"
+            ));
+        }
+    } else if !same(tape_value, value) {
         fail(format!(
             "the value on Tape is {tape_value:e}, the original's {value:e}"
         ));
@@ -148,8 +206,9 @@ fn compare(case: &Case, args: &Args, tape_value: f64, tape_partials: &[f64], tal
         .iter()
         .chain(&partials)
         .fold(1.0f64, |m, d| m.max(d.abs()));
+    let relative = if case.single { PARTIALS_F32 } else { 1e-9 };
     for (i, (d, t)) in partials.iter().zip(tape_partials).enumerate() {
-        if !within(*d, *t, 1e-9 * scale) {
+        if !within(*d, *t, relative * scale) {
             fail(format!("partial {i} is {d:e}, Tape's {t:e}"));
         }
     }
@@ -157,11 +216,18 @@ fn compare(case: &Case, args: &Args, tape_value: f64, tape_partials: &[f64], tal
         return;
     }
     let flat = args.flat(case.partials);
+    // In `f32`, steps large enough that the program's rounding stays small against them
+    // (a relative 6e-8 of the value, divided by the step).
+    let (step, finer, tolerance) = if case.single {
+        (4e-3, 2.0, 1e-2)
+    } else {
+        (1e-5, 10.0, 1e-4)
+    };
     for i in 0..flat.len() {
-        let h = 1e-5 * flat[i].abs().max(1.0);
+        let h = step * flat[i].abs().max(1.0);
         let coarse = central(case, args, &flat, i, h);
-        let fine = central(case, args, &flat, i, h / 10.0);
-        let tolerance = 1e-4 * fine.abs().max(1.0);
+        let fine = central(case, args, &flat, i, h / finer);
+        let tolerance = tolerance * fine.abs().max(1.0);
         if !within(coarse, fine, tolerance) {
             tally.fd_skipped += 1;
             continue;

@@ -70,6 +70,19 @@ pub enum Spec {
     Int(usize, usize),
     /// A `bool`.
     Bool,
+    /// The program's struct: `fixed` numbers, `run` more per element of the run-time
+    /// length (its `Vec` fields), one `usize` in `0..=hi` per entry of `ints`, and
+    /// `flags` `bool`s.
+    Struct {
+        /// Numbers outside `Vec` fields.
+        fixed: usize,
+        /// `Vec` fields.
+        run: usize,
+        /// The largest value of each integer field.
+        ints: &'static [usize],
+        /// How many `bool` fields.
+        flags: usize,
+    },
 }
 
 /// One generated program, as the test sees it.
@@ -86,6 +99,9 @@ pub struct Case {
     /// Whether finite differences of the original are its gradient (not when a
     /// `stop_gradient` holds a value constant).
     pub differences: bool,
+    /// Written in `f32`: its arguments are `f32`s (drawn as such), its value and partials
+    /// widened to `f64`; its `Tape` twin computes in `f64`.
+    pub single: bool,
     /// The original function.
     pub original: fn(&Args) -> f64,
     /// The `#[grad]` gradient: the value and the partials, flattened.
@@ -108,6 +124,9 @@ pub enum ArgValue {
     Int(usize),
     /// A flag.
     Flag(bool),
+    /// A struct: its numbers in the order of its flat view, its integer and `bool`
+    /// fields.
+    Struct(Vec<f64>, Vec<usize>, Vec<bool>),
 }
 
 /// The arguments of a call, one per parameter.
@@ -117,9 +136,45 @@ pub struct Args(pub Vec<ArgValue>);
 impl Args {
     fn real(&self, i: usize) -> &Vec<f64> {
         match &self.0[i] {
-            ArgValue::Real(v) => v,
+            ArgValue::Real(v) | ArgValue::Struct(v, ..) => v,
             other => panic!("parameter {i} is not numbers: {other:?}"),
         }
+    }
+
+    /// Parameter `i` as a struct's numbers, integer fields and `bool` fields.
+    pub fn structure(&self, i: usize) -> (&[f64], &[usize], &[bool]) {
+        match &self.0[i] {
+            ArgValue::Struct(v, ints, flags) => (v, ints, flags),
+            other => panic!("parameter {i} is not a struct: {other:?}"),
+        }
+    }
+
+    /// Parameter `i` as an `f32` (drawn as one: exact).
+    pub fn f32(&self, i: usize) -> f32 {
+        self.f(i) as f32
+    }
+
+    /// Parameter `i` as an array of `f32`.
+    pub fn arr32<const N: usize>(&self, i: usize) -> [f32; N] {
+        self.arr::<N>(i).map(|v| v as f32)
+    }
+
+    /// Parameter `i` as `N` rows of `K` `f32`s.
+    pub fn arr2_32<const N: usize, const K: usize>(&self, i: usize) -> [[f32; K]; N] {
+        self.arr2::<N, K>(i).map(|r| r.map(|v| v as f32))
+    }
+
+    /// Parameter `i` as a vector of `f32`.
+    pub fn slice32(&self, i: usize) -> Vec<f32> {
+        self.real(i).iter().map(|&v| v as f32).collect()
+    }
+
+    /// Parameter `i` as rows of `K` `f32`s.
+    pub fn rows32<const K: usize>(&self, i: usize) -> Vec<[f32; K]> {
+        self.rows::<K>(i)
+            .into_iter()
+            .map(|r| r.map(|v| v as f32))
+            .collect()
     }
 
     /// Parameter `i` as an `f64`.
@@ -187,7 +242,7 @@ impl Args {
         let mut out = self.clone();
         let mut at = 0;
         for &i in partials {
-            if let ArgValue::Real(v) = &mut out.0[i] {
+            if let ArgValue::Real(v) | ArgValue::Struct(v, ..) = &mut out.0[i] {
                 let n = v.len();
                 v.copy_from_slice(&flat[at..at + n]);
                 at += n;
@@ -352,8 +407,13 @@ impl<'t> Ctx<'t> {
         a.min(b)
     }
 
-    /// `x.clamp(lo, hi)`.
+    /// `x.clamp(lo, hi)`. Where a bound is NaN (a value overflowed on the way), the point
+    /// is marked unusable (margin 0) rather than left to `clamp`'s panic.
     pub fn clamp(&self, x: Var<'t>, lo: Var<'t>, hi: Var<'t>) -> Var<'t> {
+        if lo.value().is_nan() || hi.value().is_nan() {
+            self.note(f64::NAN);
+            return x;
+        }
         self.note(x.value() - lo.value());
         self.note(x.value() - hi.value());
         x.clamp(lo, hi)
@@ -390,6 +450,12 @@ pub trait FlatOut {
 impl FlatOut for f64 {
     fn flat_out(&self, out: &mut Vec<f64>) {
         out.push(*self);
+    }
+}
+
+impl FlatOut for f32 {
+    fn flat_out(&self, out: &mut Vec<f64>) {
+        out.push(f64::from(*self));
     }
 }
 

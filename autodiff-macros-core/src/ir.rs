@@ -406,6 +406,9 @@ pub enum CallArg {
         place: Place,
         /// Passed as `&place` rather than `place`.
         reference: bool,
+        /// Passed as `*param`: a parameter that is a reference (`w: &[f64; 3]`) passed by
+        /// value to a callee taking an array or struct by value.
+        deref: bool,
     },
 }
 

@@ -28,4 +28,14 @@ fn g(a: f64) -> f64 {
     sum(&v)
 }
 
+/// A `mut` parameter may change as a local array does: the same rule, with its own advice.
+#[grad]
+fn k(mut w: [f64; 2], x: f64) -> f64 {
+    w[0] += x;
+    if x > 0.0 {
+        return dot(&w, &w);
+    }
+    x
+}
+
 fn main() {}

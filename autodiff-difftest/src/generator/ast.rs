@@ -22,6 +22,8 @@ pub enum Len {
     Lit(usize),
     /// `[f64; N0]`, with `const N0: usize = 3;`.
     Named(String, usize),
+    /// `[f64; N]` in a function generic over `const N: usize`: at least one element.
+    Generic(String),
 }
 
 impl Len {
@@ -29,6 +31,7 @@ impl Len {
     pub fn value(&self) -> usize {
         match self {
             Len::Lit(n) | Len::Named(_, n) => *n,
+            Len::Generic(_) => 1,
         }
     }
 
@@ -36,7 +39,7 @@ impl Len {
     pub fn render(&self) -> String {
         match self {
             Len::Lit(n) => n.to_string(),
-            Len::Named(name, _) => name.clone(),
+            Len::Named(name, _) | Len::Generic(name) => name.clone(),
         }
     }
 }
@@ -81,6 +84,8 @@ pub enum ParamKind {
     },
     /// A `bool` constant.
     Bool,
+    /// `m: &S`, the program's struct (deriving `Differentiable`).
+    Struct,
 }
 
 /// A parameter of a generated function.
@@ -395,6 +400,20 @@ pub enum Stmt {
     Item(String),
     /// `v.push(e);`
     Push(String, Expr),
+    /// `let mut v = Vec::with_capacity(n);` (`Vec::new()` without a capacity).
+    LetVec(String, Option<IExpr>),
+    /// `let (a, mut b, _) = (e1, e2, e3);` or `let (a, b) = h(..);`: the names (`None`
+    /// for `_`, with `mut`), and the values.
+    LetTuple(Vec<Option<(String, bool)>>, TupleInit),
+}
+
+/// The value a tuple `let` takes apart.
+#[derive(Clone, Debug)]
+pub enum TupleInit {
+    /// `(e1, e2)`.
+    Exprs(Vec<Expr>),
+    /// A call of a helper returning a tuple: its name and arguments.
+    Call(String, Vec<Arg>),
 }
 
 /// A generated function.
@@ -410,6 +429,12 @@ pub struct Function {
     pub body: Vec<Stmt>,
     /// The final expression.
     pub result: Expr,
+    /// Further results: the function returns the tuple `(result, outputs…)`.
+    pub outputs: Vec<Expr>,
+    /// Const generic parameters (`N` of `<const N: usize>`).
+    pub generics: Vec<String>,
+    /// A method of the program's struct, taking `&self` first.
+    pub method: bool,
 }
 
 impl Function {
@@ -418,7 +443,7 @@ impl Function {
         match &self.wrt {
             Some(wrt) => wrt.clone(),
             None => (0..self.params.len())
-                .filter(|&i| matches!(self.params[i].kind, ParamKind::Real(..)))
+                .filter(|&i| matches!(self.params[i].kind, ParamKind::Real(..) | ParamKind::Struct))
                 .collect(),
         }
     }
@@ -436,6 +461,58 @@ pub struct Program {
     pub main: Function,
     /// The smallest run-time length of the program's slices.
     pub slice_min: usize,
+    /// The struct its functions take, if any.
+    pub structure: Option<StructDef>,
+    /// Methods of the struct (in a `#[grad] impl` block).
+    pub methods: Vec<Function>,
+    /// Written in `f32` throughout (the `Tape` twin computes in `f64`).
+    pub single: bool,
+}
+
+/// The type of a field of the program's struct.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Field {
+    /// `f64`.
+    Scalar,
+    /// `[f64; N]`.
+    Array(usize),
+    /// `[[f64; K]; N]`: `N` rows of `K`.
+    Nested(usize, usize),
+    /// `Vec<f64>` of the program's run-time length.
+    Vec,
+    /// A `usize` constant in `0..=hi`.
+    Int(usize),
+    /// A `bool` constant.
+    Bool,
+}
+
+/// The program's struct, `S`, deriving `Differentiable`; its `Tape` twin is `STape<'t>`.
+#[derive(Clone, Debug)]
+pub struct StructDef {
+    /// The fields, in order.
+    pub fields: Vec<(String, Field)>,
+}
+
+/// The name of the generated struct.
+pub const STRUCT: &str = "S";
+
+impl StructDef {
+    /// How many numbers it holds outside its `Vec` fields, and in them per element of the
+    /// run-time length.
+    pub fn counts(&self) -> (usize, usize) {
+        let mut fixed = 0;
+        let mut run = 0;
+        for (_, f) in &self.fields {
+            match f {
+                Field::Scalar => fixed += 1,
+                Field::Array(n) => fixed += n,
+                Field::Nested(n, k) => fixed += n * k,
+                Field::Vec => run += 1,
+                Field::Int(_) | Field::Bool => {}
+            }
+        }
+        (fixed, run)
+    }
 }
 
 /// Writes code with indentation.
@@ -446,6 +523,10 @@ pub(crate) struct Writer {
     /// Every float literal written with its suffix (in an expression of literals only,
     /// whose type nothing else fixes).
     typed: bool,
+    /// The program is in `f32`: the `Tape` twin widens its constants (`t.c(PI as f64)`,
+    /// `t.c(0.3_f32 as f64)`), and the `f32` rendering is the `f64` one with every `f64`
+    /// spelled `f32`.
+    single: bool,
 }
 
 /// Whether `e` is a constant: made of literals, constant paths, integers and
@@ -486,6 +567,10 @@ pub fn param_type(kind: &ParamKind, target: Target) -> String {
     match kind {
         ParamKind::Int { .. } => "usize".into(),
         ParamKind::Bool => "bool".into(),
+        ParamKind::Struct => match target {
+            Target::Grad => format!("&{STRUCT}"),
+            Target::Tape => format!("&{STRUCT}Tape<'t>"),
+        },
         ParamKind::Real(shape, pass) => {
             let amp = if *pass == Pass::Value { "" } else { "&" };
             match shape {
@@ -502,12 +587,13 @@ pub fn param_type(kind: &ParamKind, target: Target) -> String {
 }
 
 impl Writer {
-    pub(crate) fn new(target: Target) -> Writer {
+    pub(crate) fn new(target: Target, single: bool) -> Writer {
         Writer {
             out: String::new(),
             indent: 0,
             target,
             typed: false,
+            single,
         }
     }
 
@@ -533,6 +619,7 @@ impl Writer {
                 indent: 0,
                 target: self.target,
                 typed: true,
+                single: self.single,
             };
             return typed.expr(e);
         }
@@ -549,7 +636,14 @@ impl Writer {
     pub(crate) fn expr(&self, e: &Expr) -> String {
         match e {
             Expr::Lit(text) => {
-                if self.tape() {
+                if self.tape() && self.single {
+                    let text = if text.contains("f64") {
+                        text.replace("f64", "f32")
+                    } else {
+                        format!("{text}_f32")
+                    };
+                    format!("t.c({text} as f64)")
+                } else if self.tape() {
                     format!("t.c({text})")
                 } else if self.typed && !text.contains("f64") {
                     format!("({text}_f64)")
@@ -560,7 +654,9 @@ impl Writer {
                 }
             }
             Expr::Path(text) => {
-                if self.tape() {
+                if self.tape() && self.single {
+                    format!("t.c({} as f64)", text.replace("f64", "f32"))
+                } else if self.tape() {
                     format!("t.c({text})")
                 } else {
                     text.clone()
@@ -583,7 +679,7 @@ impl Writer {
             Expr::Table(name, i) => {
                 let s = format!("{name}[{}]", self.iexpr(i));
                 if self.tape() {
-                    format!("t.c({s})")
+                    format!("t.c({s} as f64)")
                 } else {
                     s
                 }
@@ -619,7 +715,7 @@ impl Writer {
                 s
             }
             Expr::Block(stmts, result) => {
-                let mut inner = Writer::new(self.target);
+                let mut inner = Writer::new(self.target, self.single);
                 for stmt in stmts {
                     inner.stmt(stmt);
                 }
@@ -629,21 +725,7 @@ impl Writer {
                     self.root(result)
                 )
             }
-            Expr::Call(name, args) => {
-                let mut parts = Vec::new();
-                if self.tape() {
-                    parts.push("t".to_string());
-                }
-                for a in args {
-                    parts.push(match a {
-                        Arg::Real(e) => self.expr(e),
-                        Arg::Whole(text) => text.clone(),
-                        Arg::Int(i) => self.iexpr(i),
-                    });
-                }
-                let suffix = if self.tape() { "_tape" } else { "" };
-                format!("{name}{suffix}({})", parts.join(", "))
-            }
+            Expr::Call(name, args) => self.call(name, args),
             Expr::Stop(a) => {
                 if self.tape() {
                     format!("t.c({}.value())", self.expr(a))
@@ -660,6 +742,22 @@ impl Writer {
             }
             Expr::Reduce(r) => self.reduce(r),
         }
+    }
+
+    fn call(&self, name: &str, args: &[Arg]) -> String {
+        let mut parts = Vec::new();
+        if self.tape() {
+            parts.push("t".to_string());
+        }
+        for a in args {
+            parts.push(match a {
+                Arg::Real(e) => self.expr(e),
+                Arg::Whole(text) => text.clone(),
+                Arg::Int(i) => self.iexpr(i),
+            });
+        }
+        let suffix = if self.tape() { "_tape" } else { "" };
+        format!("{name}{suffix}({})", parts.join(", "))
     }
 
     fn op(&self, name: &str, args: &[Expr], form: Form) -> String {
@@ -964,7 +1062,43 @@ impl Writer {
                 self.line(&format!("return {e};"));
             }
             Stmt::Block(body) => self.block("", body, ""),
+            Stmt::Item(text) if self.single => self.line(&text.replace("f64", "f32")),
             Stmt::Item(text) => self.line(text),
+            Stmt::LetVec(name, capacity) => {
+                let init = match capacity {
+                    Some(n) => format!("Vec::with_capacity({})", self.iexpr(n)),
+                    None => "Vec::new()".into(),
+                };
+                self.line(&format!("let mut {name} = {init};"));
+            }
+            Stmt::LetTuple(names, init) => {
+                let names: Vec<String> = names
+                    .iter()
+                    .map(|n| match n {
+                        Some((name, true)) => format!("mut {name}"),
+                        Some((name, false)) => name.clone(),
+                        None => "_".into(),
+                    })
+                    .collect();
+                let init = match init {
+                    TupleInit::Exprs(items) => {
+                        let items: Vec<String> = items
+                            .iter()
+                            .map(|e| {
+                                let e = self.root(e);
+                                if self.tape() {
+                                    format!("t.v({e})")
+                                } else {
+                                    e
+                                }
+                            })
+                            .collect();
+                        format!("({})", items.join(", "))
+                    }
+                    TupleInit::Call(name, args) => self.call(name, args),
+                };
+                self.line(&format!("let ({}) = {init};", names.join(", ")));
+            }
             Stmt::Push(name, e) => {
                 let e = self.root(e);
                 self.line(&format!("{name}.push({e});"));
@@ -978,8 +1112,11 @@ impl Writer {
 
     /// A whole function.
     pub(crate) fn function(&mut self, f: &Function, public: bool) {
-        let vis = if public { "pub " } else { "" };
+        let vis = if public || f.method { "pub " } else { "" };
         let mut params = Vec::new();
+        if f.method {
+            params.push("&self".to_string());
+        }
         if self.tape() {
             params.push("t: &Ctx<'t>".to_string());
         }
@@ -991,11 +1128,34 @@ impl Writer {
                 param_type(&p.kind, self.target)
             ));
         }
+        let count = 1 + f.outputs.len();
+        let returns = |one: &str| {
+            if count == 1 {
+                one.to_string()
+            } else {
+                format!("({})", vec![one; count].join(", "))
+            }
+        };
+        let mut generics: Vec<String> = f
+            .generics
+            .iter()
+            .map(|n| format!("const {n}: usize"))
+            .collect();
         if self.tape() {
+            // A method's `'t` is the impl block's.
+            if !f.method {
+                generics.insert(0, "'t".into());
+            }
+            let generics = if generics.is_empty() {
+                String::new()
+            } else {
+                format!("<{}>", generics.join(", "))
+            };
             self.line(&format!(
-                "{vis}fn {}_tape<'t>({}) -> Var<'t> {{",
+                "{vis}fn {}_tape{generics}({}) -> {} {{",
                 f.name,
-                params.join(", ")
+                params.join(", "),
+                returns("Var<'t>")
             ));
         } else {
             match &f.wrt {
@@ -1005,28 +1165,43 @@ impl Writer {
                 }
                 None => self.line("#[grad]"),
             }
+            let generics = if generics.is_empty() {
+                String::new()
+            } else {
+                format!("<{}>", generics.join(", "))
+            };
             self.line(&format!(
-                "{vis}fn {}({}) -> f64 {{",
+                "{vis}fn {}{generics}({}) -> {} {{",
                 f.name,
-                params.join(", ")
+                params.join(", "),
+                returns("f64")
             ));
         }
         self.indent += 1;
         for stmt in &f.body {
             self.stmt(stmt);
         }
-        let result = self.root(&f.result);
-        self.line(&result);
+        let mut results = vec![self.root(&f.result)];
+        results.extend(f.outputs.iter().map(|e| self.root(e)));
+        if results.len() == 1 {
+            self.line(&results[0]);
+        } else {
+            self.line(&format!("({})", results.join(", ")));
+        }
         self.indent -= 1;
         self.line("}");
     }
 }
 
-/// Renders `function` for `target`.
-pub fn render_function(function: &Function, target: Target, public: bool) -> String {
-    let mut w = Writer::new(target);
+/// Renders `function` for `target`; `single`: the program is in `f32`.
+pub fn render_function(function: &Function, target: Target, public: bool, single: bool) -> String {
+    let mut w = Writer::new(target, single);
     w.function(function, public);
-    w.out
+    if single && target == Target::Grad {
+        w.out.replace("f64", "f32")
+    } else {
+        w.out
+    }
 }
 
 /// Calls `f` on every number expression of `stmts` and of their sub-expressions, except
@@ -1043,7 +1218,17 @@ pub fn visit_stmts(stmts: &[Stmt], f: &mut dyn FnMut(&Expr)) {
             Stmt::LetArray {
                 init: ArrayInit::Literal(items),
                 ..
-            } => items.iter().for_each(|e| visit_expr(e, f)),
+            }
+            | Stmt::LetTuple(_, TupleInit::Exprs(items)) => {
+                items.iter().for_each(|e| visit_expr(e, f))
+            }
+            Stmt::LetTuple(_, TupleInit::Call(_, args)) => {
+                for a in args {
+                    if let Arg::Real(e) = a {
+                        visit_expr(e, f);
+                    }
+                }
+            }
             Stmt::For { body, .. } | Stmt::Loop { body, .. } | Stmt::Block(body) => {
                 visit_stmts(body, f)
             }
@@ -1147,10 +1332,16 @@ impl Program {
     /// quotient moves.
     pub fn differences_apply(&self) -> bool {
         let mut stopped = false;
-        for f in self.helpers.iter().chain(std::iter::once(&self.main)) {
+        for f in self
+            .helpers
+            .iter()
+            .chain(&self.methods)
+            .chain(std::iter::once(&self.main))
+        {
             let mut check = |e: &Expr| stopped |= matches!(e, Expr::Stop(_));
             visit_stmts(&f.body, &mut check);
             visit_expr(&f.result, &mut check);
+            f.outputs.iter().for_each(|e| visit_expr(e, &mut check));
         }
         !stopped
     }

@@ -3,7 +3,9 @@
 //! original, the gradient flattened, the `Tape` gradient flattened), plus its entry in
 //! the table of cases.
 
-use super::ast::{render_function, Param, ParamKind, Pass, Program, Shape, Target};
+use super::ast::{
+    render_function, Field, Param, ParamKind, Pass, Program, Shape, StructDef, Target, STRUCT,
+};
 use std::fmt::Write as _;
 
 /// The module `name` holding `program` and its adapters.
@@ -13,29 +15,52 @@ pub fn module(name: &str, program: &Program) -> String {
     let _ = writeln!(s, "pub mod {name} {{");
     s.push_str("use autodiff::prelude::*;\n");
     s.push_str("use autodiff_difftest::{Args, Ctx, FlatOut, Leaves};\n");
+    let single = program.single;
     for item in &program.items {
-        s.push_str(item);
+        if single {
+            s.push_str(&item.replace("f64", "f32"));
+        } else {
+            s.push_str(item);
+        }
         s.push('\n');
     }
-    for f in &program.helpers {
-        s.push_str(&render_function(f, Target::Grad, false));
+    if let Some(def) = &program.structure {
+        s.push_str(&structure(def));
     }
-    s.push_str(&render_function(&program.main, Target::Grad, true));
     for f in &program.helpers {
-        s.push_str(&render_function(f, Target::Tape, false));
+        s.push_str(&render_function(f, Target::Grad, false, single));
     }
-    s.push_str(&render_function(&program.main, Target::Tape, true));
+    if !program.methods.is_empty() {
+        let _ = writeln!(s, "#[grad]\nimpl {STRUCT} {{");
+        for f in &program.methods {
+            s.push_str(&render_function(f, Target::Grad, false, single));
+        }
+        s.push_str("}\n");
+    }
+    s.push_str(&render_function(&program.main, Target::Grad, true, single));
+    for f in &program.helpers {
+        s.push_str(&render_function(f, Target::Tape, false, single));
+    }
+    if !program.methods.is_empty() {
+        let _ = writeln!(s, "impl<'t> {STRUCT}Tape<'t> {{");
+        for f in &program.methods {
+            s.push_str(&render_function(f, Target::Tape, false, single));
+        }
+        s.push_str("}\n");
+    }
+    s.push_str(&render_function(&program.main, Target::Tape, true, single));
     let main = &program.main;
     let args: Vec<String> = main
         .params
         .iter()
         .enumerate()
-        .map(|(i, p)| grad_arg(i, p))
+        .map(|(i, p)| grad_arg(i, p, single))
         .collect();
     let args = args.join(", ");
+    let widen = if single { " as f64" } else { "" };
     let _ = writeln!(
         s,
-        "pub fn original(a: &Args) -> f64 {{ {}({args}) }}",
+        "pub fn original(a: &Args) -> f64 {{ {}({args}){widen} }}",
         main.name
     );
     let partials = main.partials();
@@ -47,7 +72,7 @@ pub fn module(name: &str, program: &Program) -> String {
     for k in 0..partials.len() {
         let _ = writeln!(s, "    r.{}.flat_out(&mut d);", k + 1);
     }
-    s.push_str("    (r.0, d)\n}\n");
+    let _ = writeln!(s, "    (r.0{widen}, d)\n}}");
     s.push_str("pub fn tape(a: &Args) -> (f64, Vec<f64>, f64, f64) {\n");
     s.push_str("    let tape = Tape::new();\n    let t = Ctx::new(&tape);\n");
     let mut tape_args = vec!["&t".to_string()];
@@ -72,10 +97,21 @@ pub fn module(name: &str, program: &Program) -> String {
     s
 }
 
-fn grad_arg(i: usize, p: &Param) -> String {
+fn grad_arg(i: usize, p: &Param, single: bool) -> String {
     match &p.kind {
         ParamKind::Int { .. } => format!("a.int({i})"),
         ParamKind::Bool => format!("a.flag({i})"),
+        ParamKind::Struct => format!("&make_{}(a, {i})", STRUCT.to_lowercase()),
+        ParamKind::Real(shape, pass) if single => {
+            let amp = if *pass == Pass::Value { "" } else { "&" };
+            match shape {
+                Shape::Scalar => format!("a.f32({i})"),
+                Shape::Array(n) => format!("{amp}a.arr32::<{}>({i})", n.value()),
+                Shape::Nested(n, k) => format!("{amp}a.arr2_32::<{}, {k}>({i})", n.value()),
+                Shape::Slice => format!("&a.slice32({i})"),
+                Shape::Rows(k) => format!("&a.rows32::<{k}>({i})"),
+            }
+        }
         ParamKind::Real(shape, pass) => {
             let amp = if *pass == Pass::Value { "" } else { "&" };
             match shape {
@@ -93,8 +129,17 @@ fn grad_arg(i: usize, p: &Param) -> String {
 /// The `let` making a parameter's leaves on the tape (if it has numbers), and the
 /// argument passed.
 fn tape_leaf(i: usize, p: &Param) -> (Option<String>, String) {
+    if p.kind == ParamKind::Struct {
+        let lower = STRUCT.to_lowercase();
+        return (
+            Some(format!(
+                "let p{i} = make_{lower}_tape(&t, &make_{lower}(a, {i}));"
+            )),
+            format!("&p{i}"),
+        );
+    }
     let ParamKind::Real(shape, pass) = &p.kind else {
-        return (None, grad_arg(i, p));
+        return (None, grad_arg(i, p, false));
     };
     let init = match shape {
         Shape::Scalar => format!("t.leaf(a.f({i}))"),
@@ -128,6 +173,23 @@ pub fn case(name: &str, program: &Program) -> String {
             }
             ParamKind::Real(Shape::Slice, _) => "Spec::Run(1)".into(),
             ParamKind::Real(Shape::Rows(k), _) => format!("Spec::Run({k})"),
+            ParamKind::Struct => {
+                let def = program.structure.as_ref().expect("a struct parameter");
+                let (fixed, run) = def.counts();
+                let ints: Vec<String> = def
+                    .fields
+                    .iter()
+                    .filter_map(|(_, f)| match f {
+                        Field::Int(hi) => Some(hi.to_string()),
+                        _ => None,
+                    })
+                    .collect();
+                let flags = def.fields.iter().filter(|(_, f)| *f == Field::Bool).count();
+                format!(
+                    "Spec::Struct {{ fixed: {fixed}, run: {run}, ints: &[{}], flags: {flags} }}",
+                    ints.join(", ")
+                )
+            }
         })
         .collect();
     let partials: Vec<String> = program
@@ -137,10 +199,101 @@ pub fn case(name: &str, program: &Program) -> String {
         .map(|i| i.to_string())
         .collect();
     format!(
-        "Case {{ name: {name:?}, params: &[{}], partials: &[{}], slice_min: {}, differences: {}, original: {name}::original, gradient: {name}::gradient, tape: {name}::tape }},\n",
+        "Case {{ name: {name:?}, params: &[{}], partials: &[{}], slice_min: {}, differences: {}, single: {}, original: {name}::original, gradient: {name}::gradient, tape: {name}::tape }},\n",
         params.join(", "),
         partials.join(", "),
         program.slice_min,
         program.differences_apply(),
+        program.single,
     )
+}
+
+/// The struct `S` (deriving `Differentiable`), its `Tape` twin `STape<'t>`, how both are
+/// made from the arguments, and how their numbers are flattened: the partial through
+/// `to_flat_vec`, the twin's leaves field by field.
+fn structure(def: &StructDef) -> String {
+    let lower = STRUCT.to_lowercase();
+    let mut s = String::new();
+    let ty = |f: &Field, e: &str| match f {
+        Field::Scalar => e.to_string(),
+        Field::Array(n) => format!("[{e}; {n}]"),
+        Field::Nested(n, k) => format!("[[{e}; {k}]; {n}]"),
+        Field::Vec => format!("Vec<{e}>"),
+        Field::Int(_) => "usize".into(),
+        Field::Bool => "bool".into(),
+    };
+    let _ = writeln!(
+        s,
+        "#[derive(Differentiable, Clone, Debug)]\npub struct {STRUCT} {{"
+    );
+    for (name, f) in &def.fields {
+        let _ = writeln!(s, "    pub {name}: {},", ty(f, "f64"));
+    }
+    let _ = writeln!(s, "}}\npub struct {STRUCT}Tape<'t> {{");
+    for (name, f) in &def.fields {
+        let _ = writeln!(s, "    pub {name}: {},", ty(f, "Var<'t>"));
+    }
+    let _ = writeln!(
+        s,
+        "}}\nimpl FlatOut for {STRUCT} {{\n    fn flat_out(&self, out: &mut Vec<f64>) {{\n        out.extend(self.to_flat_vec());\n    }}\n}}"
+    );
+    let _ = writeln!(
+        s,
+        "impl Leaves for {STRUCT}Tape<'_> {{\n    fn leaves(&self, g: &autodiff::Gradient, out: &mut Vec<f64>) {{"
+    );
+    for (name, f) in &def.fields {
+        if !matches!(f, Field::Int(_) | Field::Bool) {
+            let _ = writeln!(s, "        self.{name}.leaves(g, out);");
+        }
+    }
+    s.push_str("    }\n}\n");
+    let (fixed, run) = def.counts();
+    let _ = writeln!(
+        s,
+        "pub fn make_{lower}(a: &Args, i: usize) -> {STRUCT} {{\n    let (x, ints, flags) = a.structure(i);"
+    );
+    if run > 0 {
+        let _ = writeln!(s, "    let n = (x.len() - {fixed}) / {run};");
+    }
+    let (mut ints, mut flags) = (0, 0);
+    let mut fields = Vec::new();
+    for (name, f) in &def.fields {
+        let init = match f {
+            Field::Scalar => "0.0".to_string(),
+            Field::Array(n) => format!("[0.0; {n}]"),
+            Field::Nested(n, k) => format!("[[0.0; {k}]; {n}]"),
+            Field::Vec => "vec![0.0; n]".into(),
+            Field::Int(_) => {
+                ints += 1;
+                format!("ints[{}]", ints - 1)
+            }
+            Field::Bool => {
+                flags += 1;
+                format!("flags[{}]", flags - 1)
+            }
+        };
+        fields.push(format!("{name}: {init}"));
+    }
+    let _ = writeln!(
+        s,
+        "    let mut s = {STRUCT} {{ {} }};\n    s.copy_from_flat(x);\n    s\n}}",
+        fields.join(", ")
+    );
+    let mut fields = Vec::new();
+    for (name, f) in &def.fields {
+        let init = match f {
+            Field::Scalar => format!("t.leaf(s.{name})"),
+            Field::Array(_) => format!("s.{name}.map(|v| t.leaf(v))"),
+            Field::Nested(..) => format!("s.{name}.map(|r| r.map(|v| t.leaf(v)))"),
+            Field::Vec => format!("s.{name}.iter().map(|&v| t.leaf(v)).collect()"),
+            Field::Int(_) | Field::Bool => format!("s.{name}"),
+        };
+        fields.push(format!("{name}: {init}"));
+    }
+    let _ = writeln!(
+        s,
+        "pub fn make_{lower}_tape<'t>(t: &Ctx<'t>, s: &{STRUCT}) -> {STRUCT}Tape<'t> {{\n    {STRUCT}Tape {{ {} }}\n}}",
+        fields.join(", ")
+    );
+    s
 }

@@ -602,14 +602,21 @@ impl Generator<'_> {
     pub(super) fn call_arg(&self, id: NodeId, position: usize, arg: &CallArg) -> TokenStream {
         match arg {
             CallArg::Value(node) => self.slot_of(*node),
-            CallArg::Whole { place, reference } => {
-                let value = if self.function.vars[place.var].is_param {
+            CallArg::Whole {
+                place,
+                reference,
+                deref,
+            } => {
+                let param = self.function.vars[place.var].is_param;
+                let value = if param {
                     self.place(place, self.var_slot(place.var))
                 } else {
                     whole_copy(id, position).into_token_stream()
                 };
                 if *reference {
                     quote!(&#value)
+                } else if *deref && param && place.indices.is_empty() {
+                    quote!(*#value)
                 } else {
                     value
                 }

@@ -731,7 +731,7 @@ impl Lowering {
 
     /// A call argument passed whole, taken apart; `None` for a number.
     fn whole_arg<'e>(&self, arg: &'e Expr) -> Option<WholeArg<'e>> {
-        let (expr, reference) = whole_expr(arg);
+        let (expr, reference, deref) = whole_expr(arg);
         let (base, indices) = split_index(expr);
         let Expr::Path(path) = control::strip(base) else {
             return None;
@@ -747,11 +747,15 @@ impl Lowering {
         } else {
             rank(&self.vars[var]) > indices.len()
         };
+        // `*w` of a reference parameter is passed as written; of a row bound by a loop
+        // (an alias of `xs[i]`), as the row itself.
+        let deref = deref && indices.is_empty() && !self.aliases.contains_key(&var);
         whole.then(|| WholeArg {
             ident: ident.clone(),
             var,
             indices,
             reference,
+            deref,
         })
     }
 
@@ -770,6 +774,7 @@ impl Lowering {
                 var,
                 indices: index_exprs,
                 reference,
+                deref,
             }) = self.whole_arg(arg)
             else {
                 let node = self.expr(arg);
@@ -798,19 +803,29 @@ impl Lowering {
                 let top_level = self.blocks.len() == 1;
                 if (!v.is_param || v.mutable) && (v.slice || !top_level) {
                     let name = ident.to_string().replace('·', ".");
+                    // A `mut` parameter may change as a local does: it is copied too.
+                    let (what, instead) = if v.is_param {
+                        ("a `mut` array parameter", "or drop its `mut`")
+                    } else {
+                        ("a local array", "or make it a parameter")
+                    };
                     return self.error(
                         arg,
                         format!(
-                            "#[grad] passes a local array whole to a call only outside loops \
-                             and branches (the sweep keeps a copy of `{name}` as it was at the \
-                             call), and never a local vector; pass its elements, or make it a \
-                             parameter"
+                            "#[grad] passes {what} whole to a call only outside loops and \
+                             branches and before any early `return` (the sweep keeps a copy \
+                             of `{name}` as it was at the call), and never a local vector; \
+                             pass its elements, {instead}"
                         ),
                     );
                 }
                 place
             };
-            lowered.push(crate::ir::CallArg::Whole { place, reference });
+            lowered.push(crate::ir::CallArg::Whole {
+                place,
+                reference,
+                deref,
+            });
         }
         self.push(
             NodeKind::Pullback {
@@ -834,17 +849,19 @@ struct WholeArg<'e> {
     indices: Vec<&'e Expr>,
     /// Passed as `&place`.
     reference: bool,
+    /// Written `*name`.
+    deref: bool,
 }
 
-/// The expression an argument passes whole, and whether it is passed by reference:
-/// `&w[j]` → (`w[j]`, true), `*x` → (`x`, false).
-fn whole_expr(expr: &Expr) -> (&Expr, bool) {
+/// The expression an argument passes whole, whether it is passed by reference, and
+/// whether it is dereferenced: `&w[j]` → (`w[j]`, true, false), `*x` → (`x`, false, true).
+fn whole_expr(expr: &Expr) -> (&Expr, bool, bool) {
     match control::strip(expr) {
-        Expr::Reference(r) if r.mutability.is_none() => (control::strip(&r.expr), true),
+        Expr::Reference(r) if r.mutability.is_none() => (control::strip(&r.expr), true, false),
         Expr::Unary(unary) if matches!(unary.op, UnOp::Deref(_)) => {
-            (control::strip(&unary.expr), false)
+            (control::strip(&unary.expr), false, true)
         }
-        expr => (expr, false),
+        expr => (expr, false, false),
     }
 }
 

@@ -14,7 +14,7 @@ impl Gen {
                 Kind::Real { .. } => reals.push(v),
                 Kind::Array { .. } => arrays.push(v),
                 Kind::Int { .. } => ints.push(v),
-                Kind::Bool => {}
+                Kind::Bool | Kind::Struct => {}
             }
         }
         let roll = self.rng.random_range(0..20);
@@ -241,7 +241,10 @@ impl Gen {
             }
             85..=88 if !self.config.value_ops_only => {
                 let c = self.cond(d.min(1));
+                // Branches: `#[grad]` lowers them into blocks of their own.
+                self.control += 1;
                 let (a, b) = (self.expr(d), self.expr(d));
+                self.control -= 1;
                 Expr::If(Box::new(c), Box::new(a), Box::new(b))
             }
             89 if !self.config.value_ops_only => {
@@ -250,30 +253,23 @@ impl Gen {
             }
             90..=91
                 if !self.config.value_ops_only
-                    && !self.helpers.is_empty()
+                    && !self.callable(1).is_empty()
                     && self.in_closure == 0 =>
             {
                 self.call(d)
             }
             92..=93 if !self.config.value_ops_only && self.in_closure == 0 => self.reduce(d),
-            94 if !self.config.value_ops_only => self.match_expr(d),
+            94 if !self.config.value_ops_only => {
+                self.control += 1;
+                let m = self.match_expr(d);
+                self.control -= 1;
+                m
+            }
             95 if !self.config.value_ops_only && self.in_closure == 0 => {
-                // A block with a `let`.
-                self.push_scope();
-                let name = self.fresh("b");
-                let init = self.expr(d);
-                self.declare(&name, Kind::Real { deref: false }, false);
-                let result = self.expr(d);
-                self.pop_scope();
-                Expr::Block(
-                    vec![Stmt::Let {
-                        name,
-                        mutable: false,
-                        annotated: false,
-                        init,
-                    }],
-                    Box::new(result),
-                )
+                self.control += 1;
+                let block = self.block_expr(d);
+                self.control -= 1;
+                block
             }
             _ => {
                 let a = self.expr(d);
@@ -282,8 +278,36 @@ impl Gen {
         }
     }
 
+    /// `{ let b = e; r }`.
+    pub(super) fn block_expr(&mut self, d: usize) -> Expr {
+        self.push_scope();
+        let name = self.fresh("b");
+        let init = self.expr(d);
+        self.declare(&name, Kind::Real { deref: false }, false);
+        let result = self.expr(d);
+        self.pop_scope();
+        Expr::Block(
+            vec![Stmt::Let {
+                name,
+                mutable: false,
+                annotated: false,
+                init,
+            }],
+            Box::new(result),
+        )
+    }
+
     /// A condition; `Cmp`s of numbers are branch boundaries the test keeps away from.
+    /// Counted as nested (an operand of `&&` or `||`, an `else if`, a guard, a `while`'s
+    /// condition are evaluated in blocks of their own).
     pub(super) fn cond(&mut self, depth: usize) -> Cond {
+        self.control += 1;
+        let c = self.cond_inner(depth);
+        self.control -= 1;
+        c
+    }
+
+    fn cond_inner(&mut self, depth: usize) -> Cond {
         let flags = self.flags();
         let ints = self.ints();
         let roll = self.rng.random_range(0..20);
@@ -320,23 +344,59 @@ impl Gen {
         Cond::Cmp(op, a, b)
     }
 
+    /// The helpers and methods that can be called here returning `outputs` numbers, each
+    /// with the name it is called by (`h0`, `m1.g0`, `self.g1`).
+    pub(super) fn callable(&self, outputs: usize) -> Vec<(String, Helper)> {
+        let receiver = self
+            .visible()
+            .into_iter()
+            .find(|v| matches!(v.kind, Kind::Struct))
+            .map(|v| v.name);
+        self.helpers
+            .iter()
+            .filter(|h| h.outputs == outputs)
+            .filter_map(|h| match (&receiver, h.method) {
+                (_, false) => Some((h.name.clone(), h.clone())),
+                (Some(r), true) => Some((format!("{r}.{}", h.name), h.clone())),
+                (None, true) => None,
+            })
+            .collect()
+    }
+
     pub(super) fn call(&mut self, depth: usize) -> Expr {
-        let helper = self.pick(&self.helpers.clone());
+        let (name, helper) = self.pick(&self.callable(1));
+        match self.call_args(&helper, depth) {
+            Some(args) => Expr::Call(name, args),
+            None => self.expr(depth),
+        }
+    }
+
+    /// Arguments for a call of `helper`, if what it takes whole is in scope.
+    pub(super) fn call_args(&mut self, helper: &Helper, depth: usize) -> Option<Vec<Arg>> {
         let mut args = Vec::new();
+        // The length of the arrays passed for `[f64; N]`, once chosen.
+        let mut generic: Option<usize> = None;
         for p in &helper.params {
             match p {
                 ParamKind::Real(Shape::Scalar, _) => args.push(Arg::Real(self.expr(depth))),
-                ParamKind::Real(Shape::Array(n), pass) => {
-                    let whole = self.whole_array(n.value(), *pass);
-                    match whole {
-                        Some(text) => args.push(Arg::Whole(text)),
-                        None => return self.expr(depth),
-                    }
+                ParamKind::Real(Shape::Array(Len::Generic(_)), pass) => {
+                    let n = match generic {
+                        Some(n) => n,
+                        None => {
+                            let lengths = self.whole_lengths();
+                            if lengths.is_empty() {
+                                return None;
+                            }
+                            self.pick(&lengths)
+                        }
+                    };
+                    generic = Some(n);
+                    args.push(Arg::Whole(self.whole_array(n, *pass)?));
                 }
-                ParamKind::Real(Shape::Slice, _) => match self.whole_slice() {
-                    Some(text) => args.push(Arg::Whole(text)),
-                    None => return self.expr(depth),
-                },
+                ParamKind::Real(Shape::Array(n), pass) => {
+                    args.push(Arg::Whole(self.whole_array(n.value(), *pass)?));
+                }
+                ParamKind::Real(Shape::Slice, _) => args.push(Arg::Whole(self.whole_slice()?)),
                 ParamKind::Int { hi, .. } => {
                     let hi = *hi;
                     let i = self.small_int();
@@ -354,15 +414,42 @@ impl Gen {
                     };
                     args.push(Arg::Whole(text));
                 }
-                _ => return self.expr(depth),
+                _ => return None,
             }
         }
-        Expr::Call(helper.name, args)
+        Some(args)
+    }
+
+    /// The lengths of the arrays and rows that could be passed whole here.
+    pub(super) fn whole_lengths(&self) -> Vec<usize> {
+        let mut out = Vec::new();
+        for v in self.arrays() {
+            if let Kind::Array {
+                len: ALen::Fixed(len),
+                inner,
+                owner,
+                local,
+            } = &v.kind
+            {
+                if ((*local || v.mutable) && (self.control > 0 || self.returned))
+                    || matches!(owner, Owner::Window | Owner::Vec | Owner::Grown)
+                    || matches!(len, Len::Generic(_))
+                {
+                    continue;
+                }
+                match inner {
+                    None => out.push(len.value()),
+                    Some(k) if !local => out.push(*k),
+                    _ => {}
+                }
+            }
+        }
+        out
     }
 
     /// An array of `n` numbers passed whole (`&w`, `w`, `&m[1]`), if one is in scope.
     pub(super) fn whole_array(&mut self, n: usize, pass: Pass) -> Option<String> {
-        let control = self.control;
+        let copied = self.control > 0 || self.returned;
         let mut options = Vec::new();
         for v in self.arrays() {
             if let Kind::Array {
@@ -372,10 +459,23 @@ impl Gen {
                 local,
             } = &v.kind
             {
-                if (*local && control > 0) || *owner == Owner::Window {
+                // A local or `mut` array is copied at the call: outside loops and branches,
+                // before any `return`.
+                if ((*local || v.mutable) && copied)
+                    || matches!(owner, Owner::Window | Owner::Vec | Owner::Grown)
+                    || matches!(len, Len::Generic(_))
+                {
                     continue;
                 }
                 let amp = if pass == Pass::Value { "" } else { "&" };
+                // A row bound by a loop (`for x in m.iter()`, named `x…`/`y…`) is passed
+                // only dereferenced: `#[grad]` passes one written bare (`g(x)`) as the row
+                // itself, not the reference it is.
+                let row = *owner == Owner::Borrowed
+                    && (v.name.starts_with('x') || v.name.starts_with('y'));
+                if row && pass != Pass::Value {
+                    continue;
+                }
                 match inner {
                     None if len.value() == n && !*local => {
                         if *owner == Owner::Borrowed && pass == Pass::Value {
@@ -421,12 +521,18 @@ impl Gen {
                     Kind::Array {
                         len: ALen::Run,
                         inner: None,
-                        owner: Owner::Borrowed,
+                        owner: Owner::Borrowed | Owner::Field,
                         ..
                     }
                 )
             })
-            .map(|v| v.name)
+            .map(|v| {
+                if v.name.contains('.') {
+                    format!("&{}", v.name)
+                } else {
+                    v.name
+                }
+            })
             .collect();
         if options.is_empty() {
             None
@@ -446,7 +552,7 @@ impl Gen {
             return self.leaf();
         }
         let src = self.pick(&sources);
-        let Kind::Array { len, .. } = src.kind.clone() else {
+        let Kind::Array { len, owner, .. } = src.kind.clone() else {
             unreachable!()
         };
         let mut chain = src.name.clone();
@@ -483,16 +589,12 @@ impl Gen {
             chain.push_str(".enumerate()");
             let (i, x) = (self.fresh("i"), self.fresh("x"));
             pattern = format!("({i}, {x})");
-            self.declare(
-                &i,
-                Kind::Int {
-                    hi: match &len {
-                        ALen::Fixed(n) => Hi::Max(n.value() - 1),
-                        ALen::Run => Hi::BelowN,
-                    },
-                },
-                false,
-            );
+            let hi = if owner == Owner::Grown {
+                Hi::Unknown
+            } else {
+                below(&len)
+            };
+            self.declare(&i, Kind::Int { hi }, false);
             self.declare(&x, Kind::Real { deref: true }, false);
         } else {
             if roll < 5 {

@@ -10,7 +10,7 @@ mod expr;
 mod stmt;
 
 /// The largest value an integer variable can hold, as far as indexing is concerned.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 enum Hi {
     /// At most this.
     Max(usize),
@@ -18,6 +18,8 @@ enum Hi {
     BelowN,
     /// Not known (a counter): only used after `% len`, or as a number.
     Unknown,
+    /// Below the const generic parameter of this name.
+    Below(String),
 }
 
 /// How long an array variable is.
@@ -39,6 +41,11 @@ enum Owner {
     Borrowed,
     /// A window or chunk of a slice: a `&[f64]` of known length, not an array.
     Window,
+    /// A field of a struct parameter (or of `self`), behind a reference.
+    Field,
+    /// A local `Vec` filled by `push`, some pushes under a condition: at least as long as
+    /// it says, so its own indices (`0..v.len()`, `enumerate`) bound nothing.
+    Grown,
 }
 
 #[derive(Clone, Debug)]
@@ -57,6 +64,8 @@ enum Kind {
         hi: Hi,
     },
     Bool,
+    /// A struct parameter, or `self` (its fields are variables of their own, `m.w`).
+    Struct,
 }
 
 #[derive(Clone, Debug)]
@@ -80,6 +89,23 @@ struct LoopCtx {
 struct Helper {
     name: String,
     params: Vec<ParamKind>,
+    /// How many numbers it returns (more than one: a tuple, unpacked by a `let`).
+    outputs: usize,
+    /// A method of the struct, called on a struct variable.
+    method: bool,
+}
+
+/// What kind of function [`random_function`] writes.
+#[derive(Clone, Copy, Debug, Default)]
+struct Role {
+    /// A helper (fewer statements, no `wrt`).
+    helper: bool,
+    /// Returns a tuple of this many numbers (1: an `f64`).
+    outputs: usize,
+    /// Generic over `const N: usize`, with arrays `[f64; N]`.
+    generic: bool,
+    /// A method of the struct.
+    method: bool,
 }
 
 /// Which constructs and operations the generator may use.
@@ -140,6 +166,16 @@ struct Gen {
     /// Names hidden from expressions (a vector while one of its elements is assigned,
     /// which Rust's borrow rules make unreadable in the assignment).
     hidden: Vec<String>,
+    /// The const generic parameter of the function being written, if any.
+    generic: Option<String>,
+    /// The function being written returns a tuple, which it must do at its end only.
+    no_return: bool,
+    /// A `return` has been written in the function: `#[grad]` lowers the statements after
+    /// the one holding it into a block of their own, which passes no local (or `mut`)
+    /// array whole.
+    returned: bool,
+    /// The program's struct, if any.
+    structure: Option<StructDef>,
 }
 
 impl Gen {
@@ -161,6 +197,10 @@ impl Gen {
             in_index: 0,
             frozen: Vec::new(),
             hidden: Vec::new(),
+            generic: None,
+            no_return: false,
+            returned: false,
+            structure: None,
         }
     }
 
@@ -279,19 +319,20 @@ impl Gen {
     /// An integer expression whose value is a valid index into an array of length `len`.
     fn index(&mut self, len: &ALen) -> IExpr {
         let ints = self.ints();
-        let fits = |hi: Hi| match (len, hi) {
-            (ALen::Fixed(n), Hi::Max(h)) => h < n.value(),
-            (ALen::Run, Hi::Max(h)) => h < SLICE_MIN,
+        let fits = |hi: &Hi| match (len, hi) {
+            (ALen::Fixed(n), Hi::Max(h)) => *h < n.value(),
+            (ALen::Run, Hi::Max(h)) => *h < SLICE_MIN,
             (ALen::Run, Hi::BelowN) => true,
+            (ALen::Fixed(Len::Generic(n)), Hi::Below(m)) => n == m,
             _ => false,
         };
         let direct: Vec<Var> = ints
             .iter()
-            .filter(|v| matches!(v.kind, Kind::Int { hi } if fits(hi)))
+            .filter(|v| matches!(&v.kind, Kind::Int { hi } if fits(hi)))
             .cloned()
             .collect();
         let len_expr = |g: &mut Gen| match len {
-            ALen::Fixed(Len::Named(name, _)) => IExpr::Const(name.clone()),
+            ALen::Fixed(Len::Named(name, _) | Len::Generic(name)) => IExpr::Const(name.clone()),
             ALen::Fixed(n) => {
                 if g.chance(0.5) || n.value() < 2 {
                     IExpr::Lit(n.value())
@@ -320,7 +361,7 @@ impl Gen {
         }
         if roll < 8 && self.in_closure == 0 && self.in_index == 0 {
             if let ALen::Fixed(n) = len {
-                if n.value() >= 2 {
+                if n.value() >= 2 && !matches!(n, Len::Generic(_)) {
                     self.in_index += 1;
                     let e = self.expr(1);
                     self.in_index -= 1;
@@ -393,6 +434,34 @@ fn same_kind_of_length(kind: &Kind, len: &ALen) -> bool {
     )
 }
 
+/// The integers below the length of an array of length `len` (its indices).
+fn below(len: &ALen) -> Hi {
+    match len {
+        ALen::Fixed(Len::Generic(n)) => Hi::Below(n.clone()),
+        ALen::Fixed(n) => Hi::Max(n.value().saturating_sub(1)),
+        ALen::Run => Hi::BelowN,
+    }
+}
+
+/// The prefix of a parameter's name, by its kind.
+fn prefix(kind: &ParamKind) -> &'static str {
+    match kind {
+        ParamKind::Real(Shape::Scalar, _) => "x",
+        ParamKind::Real(Shape::Array(_) | Shape::Nested(..), _) => "w",
+        ParamKind::Real(..) => "xs",
+        ParamKind::Int { .. } => "n",
+        ParamKind::Bool => "flag",
+        ParamKind::Struct => "m",
+    }
+}
+
+/// Names parameters after their kind and position (`x0`, `w1`, `m2`).
+fn rename(params: &mut [Param]) {
+    for (i, p) in params.iter_mut().enumerate() {
+        p.name = format!("{}{i}", prefix(&p.kind));
+    }
+}
+
 /// The smallest run-time length of a program's slices (so that `xs[1]` is in bounds).
 pub const SLICE_MIN: usize = 2;
 
@@ -447,15 +516,8 @@ fn random_params(g: &mut Gen, count: usize, helper: bool) -> Vec<Param> {
             kind,
             ParamKind::Real(Shape::Scalar, _) | ParamKind::Real(Shape::Array(_), Pass::Value)
         ) && g.chance(0.15);
-        let prefix = match &kind {
-            ParamKind::Real(Shape::Scalar, _) => "x",
-            ParamKind::Real(Shape::Array(_) | Shape::Nested(..), _) => "w",
-            ParamKind::Real(..) => "xs",
-            ParamKind::Int { .. } => "n",
-            ParamKind::Bool => "flag",
-        };
         params.push(Param {
-            name: format!("{prefix}{i}"),
+            name: format!("{}{i}", prefix(&kind)),
             kind,
             mutable,
         });
@@ -516,18 +578,142 @@ fn declare_params(g: &mut Gen, params: &[Param]) {
             },
             ParamKind::Int { hi, .. } => Kind::Int { hi: Hi::Max(*hi) },
             ParamKind::Bool => Kind::Bool,
+            ParamKind::Struct => {
+                declare_struct(g, &p.name);
+                continue;
+            }
         };
         g.declare(&p.name, kind, p.mutable);
     }
 }
 
-fn random_function(g: &mut Gen, name: &str, helper: bool) -> Function {
+/// Declares a struct variable (a parameter, or `self`) and its fields, `m.w`.
+fn declare_struct(g: &mut Gen, name: &str) {
+    g.declare(name, Kind::Struct, false);
+    let def = g.structure.clone().expect("a struct");
+    for (field, f) in &def.fields {
+        let kind = match f {
+            Field::Scalar => Kind::Real { deref: false },
+            Field::Array(n) => Kind::Array {
+                len: ALen::Fixed(Len::Lit(*n)),
+                inner: None,
+                owner: Owner::Field,
+                local: false,
+            },
+            Field::Nested(n, k) => Kind::Array {
+                len: ALen::Fixed(Len::Lit(*n)),
+                inner: Some(*k),
+                owner: Owner::Field,
+                local: false,
+            },
+            Field::Vec => Kind::Array {
+                len: ALen::Run,
+                inner: None,
+                owner: Owner::Field,
+                local: false,
+            },
+            Field::Int(hi) => Kind::Int { hi: Hi::Max(*hi) },
+            Field::Bool => Kind::Bool,
+        };
+        g.declare(&format!("{name}.{field}"), kind, false);
+    }
+}
+
+/// A random struct: one to five fields of numbers, maybe a `Vec`, an integer, a flag.
+fn random_struct(g: &mut Gen) -> StructDef {
+    let mut fields = Vec::new();
+    let count = g.rng.random_range(1..4);
+    for _ in 0..count {
+        let i = fields.len();
+        let field = match g.rng.random_range(0..6) {
+            0 | 1 => (format!("b{i}"), Field::Scalar),
+            2 | 3 => (format!("w{i}"), Field::Array(g.rng.random_range(1..5))),
+            4 => (
+                format!("u{i}"),
+                Field::Nested(g.rng.random_range(1..4), g.rng.random_range(1..4)),
+            ),
+            _ => (format!("v{i}"), Field::Vec),
+        };
+        fields.push(field);
+    }
+    if g.chance(0.4) {
+        let i = fields.len();
+        fields.push((format!("n{i}"), Field::Int(g.rng.random_range(1..5))));
+    }
+    if g.chance(0.3) {
+        let i = fields.len();
+        fields.push((format!("on{i}"), Field::Bool));
+    }
+    // Shuffled, so that constants sit between numbers.
+    for i in (1..fields.len()).rev() {
+        let j = g.rng.random_range(0..=i);
+        fields.swap(i, j);
+    }
+    StructDef { fields }
+}
+
+fn random_function(g: &mut Gen, name: &str, role: Role) -> Function {
+    let helper = role.helper;
     let count = if helper {
         g.rng.random_range(1..4)
     } else {
         g.rng.random_range(1..6)
     };
-    let params = random_params(g, count, helper);
+    let mut params = random_params(g, count, helper);
+    let mut generics = Vec::new();
+    if role.generic {
+        // One or two arrays of the generic length, first.
+        generics.push("N".to_string());
+        for _ in 0..g.rng.random_range(1..3) {
+            let pass = if g.chance(0.6) {
+                Pass::Ref
+            } else {
+                Pass::Value
+            };
+            params.insert(
+                0,
+                Param {
+                    name: String::new(),
+                    kind: ParamKind::Real(Shape::Array(Len::Generic("N".into())), pass),
+                    mutable: false,
+                },
+            );
+        }
+    }
+    // A helper generic over a length is called with an array of the function under test.
+    let generic_helper = g.helpers.iter().any(|h| {
+        h.params
+            .iter()
+            .any(|p| matches!(p, ParamKind::Real(Shape::Array(Len::Generic(_)), _)))
+    });
+    let has_array = params
+        .iter()
+        .any(|p| matches!(p.kind, ParamKind::Real(Shape::Array(_), _)));
+    if !helper && generic_helper && !has_array {
+        let n = g.length();
+        let pass = if g.chance(0.5) {
+            Pass::Value
+        } else {
+            Pass::Ref
+        };
+        params.push(Param {
+            name: String::new(),
+            kind: ParamKind::Real(Shape::Array(n), pass),
+            mutable: false,
+        });
+    }
+    if !helper && g.structure.is_some() {
+        let at = g.rng.random_range(0..=params.len());
+        params.insert(
+            at,
+            Param {
+                name: String::new(),
+                kind: ParamKind::Struct,
+                mutable: false,
+            },
+        );
+    }
+    rename(&mut params);
     // Fresh names are numbered after the parameters' (`x0`, `w1`, …), so they never
     // collide.
     g.fresh = g.fresh.max(params.len());
@@ -535,13 +721,24 @@ fn random_function(g: &mut Gen, name: &str, helper: bool) -> Function {
     g.scopes.clear();
     g.loops.clear();
     g.control = 0;
+    g.generic = generics.first().cloned();
+    g.no_return = role.outputs > 1;
+    g.returned = false;
     g.budget = if helper {
         g.rng.random_range(1..6)
     } else {
         g.rng.random_range(3..14)
     };
+    if role.method {
+        declare_struct(g, "self");
+    }
     declare_params(g, &params);
     let mut body = Vec::new();
+    // The function under test unpacks what a helper returning a tuple computes, and
+    // calls a method of its struct, more often than random statements would.
+    if !helper && !g.callable(2).is_empty() && g.chance(0.6) {
+        g.tuple_call(&mut body);
+    }
     let n = g.rng.random_range(1..6);
     for _ in 0..n {
         if g.budget <= 0 {
@@ -551,21 +748,47 @@ fn random_function(g: &mut Gen, name: &str, helper: bool) -> Function {
     }
     // The result reads what the body computed: every number in scope, almost always
     // (parameters the body changed among them).
-    let mut result = g.expr(2);
-    let reals = g.reals();
-    for v in reals.iter().take(6) {
-        if g.chance(0.85) {
-            let read = Expr::Var {
-                name: v.name.clone(),
-                deref: false,
-            };
-            let read = if g.chance(0.3) { g.bounded(read) } else { read };
-            result = Expr::Bin(BinOp::Add, Box::new(result), Box::new(read));
+    let mut results = Vec::new();
+    for _ in 0..role.outputs.max(1) {
+        let mut result = g.expr(2);
+        // The function under test calls a method of its struct, or a helper taking arrays
+        // whole, more often than random expressions would.
+        let whole = |h: &Helper| {
+            h.method
+                || h.params
+                    .iter()
+                    .any(|p| matches!(p, ParamKind::Real(Shape::Array(_), _)))
+        };
+        let targets: Vec<(String, Helper)> = g
+            .callable(1)
+            .into_iter()
+            .filter(|(_, h)| whole(h))
+            .collect();
+        if !helper && !targets.is_empty() && g.chance(0.7) {
+            let (name, method) = g.pick(&targets);
+            if let Some(args) = g.call_args(&method, 1) {
+                let call = Expr::Call(name, args);
+                result = Expr::Bin(BinOp::Add, Box::new(result), Box::new(call));
+            }
         }
+        let reals = g.reals();
+        for v in reals.iter().take(6) {
+            if g.chance(0.85) {
+                let read = Expr::Var {
+                    name: v.name.clone(),
+                    deref: false,
+                };
+                let read = if g.chance(0.3) { g.bounded(read) } else { read };
+                result = Expr::Bin(BinOp::Add, Box::new(result), Box::new(read));
+            }
+        }
+        results.push(result);
     }
+    g.generic = None;
+    let result = results.remove(0);
     // wrt: all numbers (no attribute argument), or a non-empty subset in any order.
     let reals: Vec<usize> = (0..params.len())
-        .filter(|&i| matches!(params[i].kind, ParamKind::Real(..)))
+        .filter(|&i| matches!(params[i].kind, ParamKind::Real(..) | ParamKind::Struct))
         .collect();
     let wrt = if !helper && g.chance(0.35) {
         let mut subset: Vec<usize> = reals.iter().copied().filter(|_| g.chance(0.6)).collect();
@@ -587,6 +810,9 @@ fn random_function(g: &mut Gen, name: &str, helper: bool) -> Function {
         wrt,
         body,
         result,
+        outputs: results,
+        generics,
+        method: role.method,
     }
 }
 
@@ -621,6 +847,12 @@ pub fn program(seed: u64, index: u64) -> Program {
         items.push(format!("const W0: [f64; 3] = [{}];", values.join(", ")));
         g.tables.push(("W0".into(), 3));
     }
+    // One program in ten is in `f32` (where structs are not supported); one in seven of
+    // the others takes a struct, with methods.
+    let single = g.chance(0.1);
+    if !single && g.chance(0.15) {
+        g.structure = Some(random_struct(&mut g));
+    }
     // Module consts of type f64 are read as numbers; N_ consts are lengths.
     let module_consts = g.consts.clone();
     let mut helpers = Vec::new();
@@ -630,20 +862,59 @@ pub fn program(seed: u64, index: u64) -> Program {
         0
     };
     for h in 0..helper_count {
-        let f = random_function(&mut g, &format!("h{h}"), true);
+        let roll = g.rng.random_range(0..10);
+        let role = Role {
+            helper: true,
+            outputs: if roll < 2 { 2 } else { 1 },
+            generic: (2..4).contains(&roll),
+            method: false,
+        };
+        let f = random_function(&mut g, &format!("h{h}"), role);
         g.helpers.push(Helper {
             name: f.name.clone(),
             params: f.params.iter().map(|p| p.kind.clone()).collect(),
+            outputs: 1 + f.outputs.len(),
+            method: false,
         });
         helpers.push(f);
         g.consts = module_consts.clone();
     }
-    let main = random_function(&mut g, "f", false);
+    let mut methods = Vec::new();
+    if g.structure.is_some() {
+        for k in 0..g.rng.random_range(0..3) {
+            let role = Role {
+                helper: true,
+                outputs: 1,
+                generic: false,
+                method: true,
+            };
+            let f = random_function(&mut g, &format!("g{k}"), role);
+            g.helpers.push(Helper {
+                name: f.name.clone(),
+                params: f.params.iter().map(|p| p.kind.clone()).collect(),
+                outputs: 1,
+                method: true,
+            });
+            methods.push(f);
+            g.consts = module_consts.clone();
+        }
+    }
+    let main = random_function(
+        &mut g,
+        "f",
+        Role {
+            outputs: 1,
+            ..Role::default()
+        },
+    );
     Program {
         items,
         helpers,
         main,
         slice_min: SLICE_MIN,
+        structure: g.structure,
+        methods,
+        single,
     }
 }
 

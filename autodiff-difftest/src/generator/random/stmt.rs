@@ -53,12 +53,31 @@ impl Gen {
 
     pub(super) fn stmt(&mut self, depth: usize, out: &mut Vec<Stmt>) {
         self.budget -= 1;
+        // The constructs added later, each rare, drawn first.
+        let extra = self.rng.random_range(0..100);
+        if extra < 3 {
+            self.tuple_let(out);
+            return;
+        }
+        if extra < 8 && !self.callable(2).is_empty() {
+            self.tuple_call(out);
+            return;
+        }
+        if extra >= 90 && depth == 0 && self.control == 0 && !may_return(out) {
+            self.push_vector(out);
+            return;
+        }
         let roll = self.rng.random_range(0..100);
         let nested = depth > 0;
         match roll {
             0..=17 => {
                 // let, shadowing, let mut
-                let reals = self.reals();
+                // Not a field (`m.b`), which a `let` cannot name.
+                let reals: Vec<Var> = self
+                    .reals()
+                    .into_iter()
+                    .filter(|v| !v.name.contains('.'))
+                    .collect();
                 let shadow = !reals.is_empty() && self.chance(0.25);
                 let name = if shadow {
                     self.pick(&reals).name
@@ -202,7 +221,8 @@ impl Gen {
                 };
                 out.push(Stmt::If(vec![(c, vec![exit])], None));
             }
-            84..=86 if nested => {
+            84..=86 if nested && !self.no_return => {
+                self.returned = true;
                 let c = self.cond(1);
                 let e = self.expr(2);
                 out.push(Stmt::If(vec![(c, vec![Stmt::Return(e)])], None));
@@ -255,7 +275,7 @@ impl Gen {
                         // a row bound by a loop is rejected ("takes apart one-dimensional
                         // arrays"), a form the README does not show.
                         (v.name.starts_with('w') || v.name.starts_with('h'))
-                            && matches!(&v.kind, Kind::Array { len: ALen::Fixed(n), inner: None, owner: Owner::Array, .. } if n.value() <= 4)
+                            && matches!(&v.kind, Kind::Array { len: ALen::Fixed(n), inner: None, owner: Owner::Array, .. } if n.value() <= 4 && !matches!(n, Len::Generic(_)))
                     })
                     .collect();
                 if !arrays.is_empty() {
@@ -384,6 +404,11 @@ impl Gen {
             .filter(|c| c.starts_with('N'))
             .cloned()
             .collect();
+        if let Some(n) = self.generic.clone() {
+            if self.chance(0.5) {
+                return Len::Generic(n);
+            }
+        }
         if !named.is_empty() && self.chance(0.3) {
             let name = self.pick(&named);
             let value = name[name.find('_').map_or(1, |i| i + 1)..]
@@ -457,6 +482,10 @@ impl Gen {
                     };
                     (format!("0..{}", k.name), Hi::Max(h.saturating_sub(1)))
                 }
+                3 if self.generic.is_some() => {
+                    let n = self.generic.clone().expect("generic");
+                    (format!("0..{n}"), Hi::Below(n))
+                }
                 3 => {
                     let a = self.rng.random_range(0..2);
                     let b = self.rng.random_range(1..4);
@@ -500,9 +529,10 @@ impl Gen {
         else {
             unreachable!()
         };
-        let idx_hi = match &len {
-            ALen::Fixed(n) => Hi::Max(n.value().saturating_sub(1)),
-            ALen::Run => Hi::BelowN,
+        let idx_hi = if owner == Owner::Grown {
+            Hi::Unknown
+        } else {
+            below(&len)
         };
         // The item: an element (a number, or a row of `k`), by value or by reference.
         let declare_item = |g: &mut Gen, name: &str, by_ref: bool| match inner {
@@ -528,7 +558,9 @@ impl Gen {
                 // `for x in xs` / `for x in &h`
                 let (text, by_ref) = match owner {
                     Owner::Array if self.chance(0.5) => (src.name.clone(), false),
-                    Owner::Array | Owner::Vec => (format!("&{}", src.name), true),
+                    Owner::Array | Owner::Vec | Owner::Grown | Owner::Field => {
+                        (format!("&{}", src.name), true)
+                    }
                     Owner::Borrowed | Owner::Window => (src.name.clone(), true),
                 };
                 declare_item(self, &x, by_ref);
@@ -683,7 +715,9 @@ impl Gen {
         let label = if value.is_none() { self.label() } else { None };
         self.push_scope();
         self.declare_counter(&k, bound);
+        self.control += 1;
         let exit_value = value.as_ref().map(|_| self.expr(2));
+        self.control -= 1;
         self.loops.push(LoopCtx {
             label: label.clone(),
             value: value.is_some(),
@@ -713,4 +747,208 @@ impl Gen {
             self.declare(&name, Kind::Real { deref: false }, false);
         }
     }
+
+    /// `let (a, mut b, _) = (e1, e2, e3);`: the values are computed before any name is
+    /// bound, so a name may also be read (or shadowed).
+    pub(super) fn tuple_let(&mut self, out: &mut Vec<Stmt>) {
+        let count = self.rng.random_range(2..4);
+        let values: Vec<Expr> = (0..count).map(|_| self.expr(2)).collect();
+        let reals: Vec<Var> = self
+            .reals()
+            .into_iter()
+            .filter(|v| !v.name.contains('.'))
+            .collect();
+        let mut names: Vec<Option<(String, bool)>> = Vec::new();
+        for _ in 0..count {
+            if self.chance(0.15) {
+                names.push(None);
+                continue;
+            }
+            let shadow = !reals.is_empty() && self.chance(0.25);
+            let name = if shadow {
+                self.pick(&reals).name
+            } else {
+                self.fresh("t")
+            };
+            if name.contains('.') || names.iter().flatten().any(|(n, _)| *n == name) {
+                names.push(Some((self.fresh("t"), false)));
+            } else {
+                names.push(Some((name, self.chance(0.3))));
+            }
+        }
+        if names.iter().all(Option::is_none) {
+            names[0] = Some((self.fresh("t"), false));
+        }
+        for (name, mutable) in names.iter().flatten() {
+            self.declare(name, Kind::Real { deref: false }, *mutable);
+        }
+        out.push(Stmt::LetTuple(names, TupleInit::Exprs(values)));
+    }
+
+    /// `let (a, b) = h(..);` of a helper returning a tuple.
+    pub(super) fn tuple_call(&mut self, out: &mut Vec<Stmt>) {
+        let (name, helper) = self.pick(&self.callable(2));
+        let Some(args) = self.call_args(&helper, 1) else {
+            return;
+        };
+        let mut names: Vec<Option<(String, bool)>> = Vec::new();
+        for _ in 0..helper.outputs {
+            if self.chance(0.1) {
+                names.push(None);
+            } else {
+                names.push(Some((self.fresh("t"), self.chance(0.3))));
+            }
+        }
+        if names.iter().all(Option::is_none) {
+            names[0] = Some((self.fresh("t"), false));
+        }
+        for (name, mutable) in names.iter().flatten() {
+            self.declare(name, Kind::Real { deref: false }, *mutable);
+        }
+        out.push(Stmt::LetTuple(names, TupleInit::Call(name, args)));
+    }
+
+    /// At the top of a function: `let mut v = Vec::with_capacity(n);` (or `Vec::new()`),
+    /// filled by `push` in a loop (and maybe before and after it, or under a condition);
+    /// then read like any array, of the length it has for certain.
+    pub(super) fn push_vector(&mut self, out: &mut Vec<Stmt>) {
+        let name = self.fresh("v");
+        let arrays: Vec<Var> = self
+            .arrays()
+            .into_iter()
+            .filter(|v| {
+                matches!(&v.kind, Kind::Array { len, inner: None, owner, .. }
+                    if *owner != Owner::Window && !matches!(len, ALen::Fixed(Len::Generic(_))))
+            })
+            .collect();
+        let mut stmts = Vec::new();
+        let capacity = match self.rng.random_range(0..3) {
+            0 => None,
+            1 => Some(IExpr::Lit(self.rng.random_range(0..5))),
+            _ => Some(self.small_int()),
+        };
+        stmts.push(Stmt::LetVec(name.clone(), capacity));
+        let mut certain = 0;
+        if self.chance(0.3) {
+            let e = self.expr(2);
+            stmts.push(Stmt::Push(name.clone(), e));
+            certain += 1;
+        }
+        self.push_scope();
+        self.control += 1;
+        // The loop: its pattern, iterable and trip count (`None`: the run-time length).
+        let (pattern, iter, trips) = if arrays.is_empty() || self.chance(0.3) {
+            let i = self.fresh("i");
+            let k = self.rng.random_range(1..5);
+            self.declare(&i, Kind::Int { hi: Hi::Max(k - 1) }, false);
+            (i, format!("0..{k}"), Some(k))
+        } else {
+            let src = self.pick(&arrays);
+            let Kind::Array { len, owner, .. } = src.kind.clone() else {
+                unreachable!()
+            };
+            let trips = match &len {
+                ALen::Fixed(n) => Some(n.value()),
+                ALen::Run => None,
+            };
+            let x = self.fresh("x");
+            match self.rng.random_range(0..4) {
+                0 => {
+                    let i = self.fresh("i");
+                    let hi = if owner == Owner::Grown {
+                        Hi::Unknown
+                    } else {
+                        below(&len)
+                    };
+                    self.declare(&i, Kind::Int { hi }, false);
+                    (i, format!("0..{}.len()", src.name), trips)
+                }
+                1 => {
+                    self.declare(&x, Kind::Real { deref: false }, false);
+                    (format!("&{x}"), format!("{}.iter()", src.name), trips)
+                }
+                _ => {
+                    self.declare(&x, Kind::Real { deref: true }, false);
+                    let text = if owner == Owner::Borrowed && self.chance(0.5) {
+                        src.name.clone()
+                    } else {
+                        format!("{}.iter()", src.name)
+                    };
+                    (x, text, trips)
+                }
+            }
+        };
+        let mut body = Vec::new();
+        if self.chance(0.3) {
+            let v = self.fresh("v");
+            let e = self.expr(2);
+            body.push(Stmt::Let {
+                name: v.clone(),
+                mutable: false,
+                annotated: false,
+                init: e,
+            });
+            self.declare(&v, Kind::Real { deref: false }, false);
+        }
+        let e = self.expr(2);
+        body.push(Stmt::Push(name.clone(), e));
+        let conditional = self.chance(0.2);
+        if conditional {
+            let c = self.cond(1);
+            let e = self.expr(2);
+            body.push(Stmt::If(vec![(c, vec![Stmt::Push(name.clone(), e)])], None));
+        }
+        self.control -= 1;
+        self.pop_scope();
+        stmts.push(Stmt::For {
+            label: None,
+            pattern,
+            iter,
+            body,
+        });
+        if self.chance(0.2) {
+            let e = self.expr(2);
+            stmts.push(Stmt::Push(name.clone(), e));
+            certain += 1;
+        }
+        let len = match trips {
+            None if certain == 0 && !conditional => ALen::Run,
+            None => ALen::Fixed(Len::Lit(certain + SLICE_MIN)),
+            Some(k) => ALen::Fixed(Len::Lit(certain + k)),
+        };
+        out.extend(stmts);
+        self.declare(
+            &name,
+            Kind::Array {
+                len,
+                inner: None,
+                owner: if conditional {
+                    Owner::Grown
+                } else {
+                    Owner::Vec
+                },
+                local: true,
+            },
+            false,
+        );
+    }
+}
+
+/// Whether a statement of `stmts` may `return`: `#[grad]` lowers what follows it into a
+/// block of its own (run while nothing has returned), where a vector filled by `push`
+/// cannot be declared.
+fn may_return(stmts: &[Stmt]) -> bool {
+    stmts.iter().any(|s| match s {
+        Stmt::Return(_) => true,
+        Stmt::For { body, .. }
+        | Stmt::While(_, body)
+        | Stmt::Loop { body, .. }
+        | Stmt::Block(body) => may_return(body),
+        Stmt::If(branches, otherwise) => {
+            branches.iter().any(|(_, b)| may_return(b))
+                || otherwise.as_deref().is_some_and(may_return)
+        }
+        Stmt::Match(m) => m.arms.iter().any(|(_, _, b)| may_return(b)),
+        _ => false,
+    })
 }
