@@ -420,6 +420,16 @@ impl Gen {
         Some(args)
     }
 
+    /// Whether array `v` of length `len` may be passed whole here. A local or `mut` array
+    /// is copied at the call, which `#[grad]` does only outside loops and branches, before
+    /// any `return`; windows, vectors and arrays of generic length are never passed.
+    fn passable_whole(&self, v: &Var, len: &Len, owner: &Owner, local: bool) -> bool {
+        let copied = self.control > 0 || self.returned;
+        !(((local || v.mutable) && copied)
+            || matches!(owner, Owner::Window | Owner::Vec | Owner::Grown)
+            || matches!(len, Len::Generic(_)))
+    }
+
     /// The lengths of the arrays and rows that could be passed whole here.
     pub(super) fn whole_lengths(&self) -> Vec<usize> {
         let mut out = Vec::new();
@@ -431,10 +441,7 @@ impl Gen {
                 local,
             } = &v.kind
             {
-                if ((*local || v.mutable) && (self.control > 0 || self.returned))
-                    || matches!(owner, Owner::Window | Owner::Vec | Owner::Grown)
-                    || matches!(len, Len::Generic(_))
-                {
+                if !self.passable_whole(&v, len, owner, *local) {
                     continue;
                 }
                 match inner {
@@ -449,7 +456,6 @@ impl Gen {
 
     /// An array of `n` numbers passed whole (`&w`, `w`, `&m[1]`), if one is in scope.
     pub(super) fn whole_array(&mut self, n: usize, pass: Pass) -> Option<String> {
-        let copied = self.control > 0 || self.returned;
         let mut options = Vec::new();
         for v in self.arrays() {
             if let Kind::Array {
@@ -459,12 +465,7 @@ impl Gen {
                 local,
             } = &v.kind
             {
-                // A local or `mut` array is copied at the call: outside loops and branches,
-                // before any `return`.
-                if ((*local || v.mutable) && copied)
-                    || matches!(owner, Owner::Window | Owner::Vec | Owner::Grown)
-                    || matches!(len, Len::Generic(_))
-                {
+                if !self.passable_whole(&v, len, owner, *local) {
                     continue;
                 }
                 let amp = if pass == Pass::Value { "" } else { "&" };
@@ -477,15 +478,6 @@ impl Gen {
                     continue;
                 }
                 match inner {
-                    None if len.value() == n && !*local => {
-                        if *owner == Owner::Borrowed && pass == Pass::Value {
-                            options.push(format!("*{}", v.name));
-                        } else if *owner == Owner::Borrowed {
-                            options.push(v.name.clone());
-                        } else {
-                            options.push(format!("{amp}{}", v.name));
-                        }
-                    }
                     None if len.value() == n => {
                         if *owner == Owner::Borrowed && pass == Pass::Value {
                             options.push(format!("*{}", v.name));
