@@ -124,6 +124,11 @@ fn binding_type(function: &Function, name: &str) -> Option<TokenStream> {
     scalar_node(id(name.strip_prefix("__primal_")?)?)
 }
 
+/// A generated function's body, with the scopes of its long blocks flattened.
+fn flat_scopes(function: &Function, body: TokenStream) -> TokenStream {
+    scopes::flatten(body, &|name| binding_type(function, name))
+}
+
 /// The workspace of a function with loops of run-time length, a generated local.
 fn workspace() -> Ident {
     Ident::new("__ws", Span::mixed_site())
@@ -574,7 +579,8 @@ fn buffered_body(
         recycle,
         ..
     } = sweep;
-    scopes::flatten(
+    flat_scopes(
+        function,
         quote! {
             #(#checks)*
             #(#slice_adjoints)*
@@ -583,7 +589,6 @@ fn buffered_body(
             #recycle
             #value
         },
-        &|name| binding_type(function, name),
     )
 }
 
@@ -647,13 +652,13 @@ pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
         } = &sweep;
         let grad_name = &names.grad;
         let value_slot = value_slot();
-        let body = scopes::flatten(
+        let body = flat_scopes(
+            function,
             quote! {
                 #code
                 #recycle
                 (#value, #(#partials),*)
             },
-            &|name| binding_type(function, name),
         );
         return quote! {
             #signature {

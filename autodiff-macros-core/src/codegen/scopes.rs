@@ -103,6 +103,15 @@ struct Let {
     value: std::ops::Range<usize>,
 }
 
+impl Let {
+    /// Whether it would move a binding whose type the code generator does not know.
+    fn untyped(&self) -> bool {
+        self.moved
+            .as_ref()
+            .is_some_and(|(_, types)| types.iter().any(Option::is_none))
+    }
+}
+
 fn is_punct(tree: &TokenTree, c: char) -> bool {
     matches!(tree, TokenTree::Punct(p) if p.as_char() == c)
 }
@@ -264,20 +273,9 @@ fn flatten_statements(trees: Vec<TokenTree>, types: Types) -> TokenStream {
         }
     }
     // Bindings of unknown type are declared up front only where too many would stay.
-    let untyped = lets
-        .iter()
-        .filter(|l| {
-            l.moved
-                .as_ref()
-                .is_some_and(|(_, types)| types.iter().any(Option::is_none))
-        })
-        .count();
-    if untyped <= MAX_UNTYPED_LETS {
+    if lets.iter().filter(|l| l.untyped()).count() <= MAX_UNTYPED_LETS {
         for l in &mut lets {
-            if l.moved
-                .as_ref()
-                .is_some_and(|(_, types)| types.iter().any(Option::is_none))
-            {
+            if l.untyped() {
                 l.moved = None;
             }
         }
