@@ -740,7 +740,9 @@ pub mod trip_count {
 /// The wide network of [`crate::wide`] on 100 samples of the moons data set.
 pub mod wide {
     use super::*;
-    use crate::wide::{backprop, init, loss_grad, loss_grad_into, ALPHA, PARAMS, WIDTH};
+    use crate::wide::{
+        backprop, init, loss_grad, loss_grad_into, loss_lanes_grad, ALPHA, PARAMS, WIDTH,
+    };
 
     /// The contenders: `#[grad]` over slices, the hand-written backpropagation a sample
     /// at a time (dense and sparse), and batched ([`crate::batched`]).
@@ -775,6 +777,7 @@ pub mod wide {
                         crate::batched::loss_and_gradient(WIDTH, ALPHA, p, xs, ys)
                     }),
                 ),
+                Contender::new("#[grad(reassociate)] slices", contender(loss_lanes_grad)),
             ],
             into_calls: vec![Contender::new("wide::loss_grad_into", {
                 let buffer = RefCell::new(vec![0.0; PARAMS]);
@@ -804,6 +807,16 @@ pub mod wide {
                 Target {
                     numerator: 0,
                     denominator: 3,
+                    at_most: None,
+                },
+                Target {
+                    numerator: 4,
+                    denominator: 3,
+                    at_most: Some(1.2),
+                },
+                Target {
+                    numerator: 4,
+                    denominator: 0,
                     at_most: None,
                 },
             ],

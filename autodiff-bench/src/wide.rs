@@ -42,41 +42,59 @@ pub fn init(seed: u64) -> Vec<f64> {
     p
 }
 
-/// The training loss: mean hinge loss `relu(1 - y·score)` plus `ALPHA · Σ p²`.
-#[grad(wrt(p))]
-pub fn loss(p: &[f64], xs: &[[f64; 2]], ys: &[f64]) -> f64 {
-    let mut data_loss = 0.0;
-    for (x, &y) in xs.iter().zip(ys) {
-        let mut h1 = [0.0; WIDTH];
-        for j in 0..WIDTH {
-            let unit = j * (INPUTS + 1);
-            let mut act = p[unit + INPUTS];
-            for i in 0..INPUTS {
-                act += p[unit + i] * x[i];
+/// The loss, written once and differentiated twice: as written, and with its sums in
+/// lanes (`reassociate`).
+macro_rules! loss {
+    ($(#[$doc:meta])* $name:ident, [$($args:tt)*]) => {
+        $(#[$doc])*
+        #[grad($($args)*)]
+        pub fn $name(p: &[f64], xs: &[[f64; 2]], ys: &[f64]) -> f64 {
+            let mut data_loss = 0.0;
+            for (x, &y) in xs.iter().zip(ys) {
+                let mut h1 = [0.0; WIDTH];
+                for j in 0..WIDTH {
+                    let unit = j * (INPUTS + 1);
+                    let mut act = p[unit + INPUTS];
+                    for i in 0..INPUTS {
+                        act += p[unit + i] * x[i];
+                    }
+                    h1[j] = act.relu();
+                }
+                let mut h2 = [0.0; WIDTH];
+                for j in 0..WIDTH {
+                    let unit = L2 + j * (WIDTH + 1);
+                    let mut act = p[unit + WIDTH];
+                    for k in 0..WIDTH {
+                        act += p[unit + k] * h1[k];
+                    }
+                    h2[j] = act.relu();
+                }
+                let mut score = p[L3 + WIDTH];
+                for k in 0..WIDTH {
+                    score += p[L3 + k] * h2[k];
+                }
+                data_loss += (1.0 - y * score).relu();
             }
-            h1[j] = act.relu();
-        }
-        let mut h2 = [0.0; WIDTH];
-        for j in 0..WIDTH {
-            let unit = L2 + j * (WIDTH + 1);
-            let mut act = p[unit + WIDTH];
-            for k in 0..WIDTH {
-                act += p[unit + k] * h1[k];
+            let mut penalty = 0.0;
+            for q in 0..p.len() {
+                penalty += p[q] * p[q];
             }
-            h2[j] = act.relu();
+            data_loss / (xs.len() as f64) + ALPHA * penalty
         }
-        let mut score = p[L3 + WIDTH];
-        for k in 0..WIDTH {
-            score += p[L3 + k] * h2[k];
-        }
-        data_loss += (1.0 - y * score).relu();
-    }
-    let mut penalty = 0.0;
-    for q in 0..p.len() {
-        penalty += p[q] * p[q];
-    }
-    data_loss / (xs.len() as f64) + ALPHA * penalty
+    };
 }
+
+loss!(
+    /// The training loss: mean hinge loss `relu(1 - y·score)` plus `ALPHA · Σ p²`.
+    loss,
+    [wrt(p)]
+);
+loss!(
+    /// [`loss`] with its sums in lanes (`#[grad(reassociate)]`): each unit's activation,
+    /// the score, the data loss and the penalty are summed in four partial sums.
+    loss_lanes,
+    [wrt(p), reassociate]
+);
 
 /// The hand-written backpropagation, a sample at a time; `sparse` skips samples whose
 /// hinge is inactive and units whose ReLU is off.

@@ -114,7 +114,9 @@ fn the_batched_backpropagation_agrees_with_the_moons_gradient() {
 
 #[test]
 fn wide_contenders_agree() {
-    use autodiff_bench::wide::{backprop, init, loss, loss_grad, ALPHA, PARAMS, WIDTH};
+    use autodiff_bench::wide::{
+        backprop, init, loss, loss_grad, loss_lanes_grad, ALPHA, PARAMS, WIDTH,
+    };
     let (xs, ys) = moons_model::moons(1337);
     let p = init(7);
     assert_eq!(p.len(), PARAMS);
@@ -132,6 +134,10 @@ fn wide_contenders_agree() {
         assert!(relative_error(&g, &grad) <= 1e-12, "sparse: {sparse}");
     }
     let (v, g) = autodiff_bench::batched::loss_and_gradient(WIDTH, ALPHA, &p, &xs, &ys);
+    assert!((v - value).abs() <= 1e-12 * value.abs());
+    assert!(relative_error(&g, &grad) <= 1e-12);
+    // With its sums in lanes: the same loss and gradient up to rounding.
+    let (v, g) = loss_lanes_grad(&p, &xs, &ys);
     assert!((v - value).abs() <= 1e-12 * value.abs());
     assert!(relative_error(&g, &grad) <= 1e-12);
 }

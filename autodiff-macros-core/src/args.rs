@@ -1,4 +1,4 @@
-//! The arguments of the attribute: `#[grad]` or `#[grad(wrt(a, c))]`.
+//! The arguments of the attribute: `#[grad]`, `#[grad(wrt(a, c))]`, `#[grad(reassociate)]`.
 
 use proc_macro2::TokenStream;
 use syn::meta::ParseNestedMeta;
@@ -10,13 +10,18 @@ pub struct GradArgs {
     /// `wrt(a, c)`: the parameters to differentiate, in the order of the returned partials.
     /// `None` differentiates every parameter.
     pub wrt: Option<Vec<Ident>>,
+    /// `reassociate`: sums accumulated in loops may be added in another order (in
+    /// interleaved partial sums), which changes their last bits and lets them run in
+    /// parallel.
+    pub reassociate: bool,
 }
 
 /// Parses the attribute's arguments.
 ///
 /// ```text
-/// #[grad]              → GradArgs { wrt: None }
-/// #[grad(wrt(a, c))]   → GradArgs { wrt: Some([a, c]) }
+/// #[grad]                           → GradArgs { wrt: None, reassociate: false }
+/// #[grad(wrt(a, c))]                → GradArgs { wrt: Some([a, c]), .. }
+/// #[grad(wrt(a), reassociate)]      → GradArgs { wrt: Some([a]), reassociate: true }
 /// ```
 pub fn parse(tokens: TokenStream) -> syn::Result<GradArgs> {
     let mut args = GradArgs::default();
@@ -38,8 +43,14 @@ pub fn parse(tokens: TokenStream) -> syn::Result<GradArgs> {
             })?;
             args.wrt = Some(names);
             Ok(())
+        } else if meta.path.is_ident("reassociate") {
+            if args.reassociate {
+                return Err(meta.error("`reassociate` is given twice"));
+            }
+            args.reassociate = true;
+            Ok(())
         } else {
-            Err(meta.error("unknown #[grad] argument; supported: `wrt(param, …)`"))
+            Err(meta.error("unknown #[grad] argument; supported: `wrt(param, …)`, `reassociate`"))
         }
     });
     syn::parse::Parser::parse2(parser, tokens)?;

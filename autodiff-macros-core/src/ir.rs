@@ -53,6 +53,9 @@ pub struct Function {
     /// its type (no `wrt(..)`): the generated code checks that the type does not derive
     /// `Differentiable` (then the user meant to differentiate it), with the span of `self`.
     pub probe_self: Option<proc_macro2::Span>,
+    /// `#[grad(reassociate)]`: the sums that loops accumulate may run in lanes
+    /// (`codegen::lanes`).
+    pub reassociate: bool,
     /// A method or associated function (of an `impl` block marked `#[grad]`): the
     /// functions it generates are reached through `Self::`.
     pub in_impl: bool,

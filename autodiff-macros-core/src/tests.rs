@@ -102,6 +102,22 @@ mod expansion {
     }
 
     #[test]
+    fn sums_in_lanes() {
+        insta::assert_snapshot!(expand(
+            quote!(wrt(w), reassociate),
+            quote! {
+                fn score(w: &[f64], x: &[f64]) -> f64 {
+                    let mut s = 0.0;
+                    for k in 0..w.len() {
+                        s += w[k] * x[k];
+                    }
+                    s.tanh()
+                }
+            }
+        ));
+    }
+
+    #[test]
     fn run_time_loop_over_slices() {
         insta::assert_snapshot!(expand(
             quote!(wrt(w)),

@@ -135,7 +135,9 @@ impl Generator<'_> {
                 written(body, &mut writes);
                 let (index, trips, range) = self.enter_loop(*var, start, end, *inclusive, writes);
                 let tapes_before = self.tapes.len();
-                let body = self.forward_block(body);
+                let sums = lanes::sums(self.function, body);
+                let (lanes, body, rotate, add_lanes) =
+                    self.in_lanes(&sums, |this| this.forward_block(body));
                 let depth = self.loops.len();
                 let finished = self.loops.pop();
                 let indexed = !self.dynamic() || self.slab_level().is_some();
@@ -148,10 +150,13 @@ impl Generator<'_> {
                 let (snapshots, after) = self.after_loop(finished);
                 quote! {
                     #snapshots
+                    #lanes
                     for #index in #range {
                         #iter
                         #body
+                        #rotate
                     }
+                    #add_lanes
                     #after
                 }
             }
@@ -209,7 +214,9 @@ impl Generator<'_> {
             self.frame = None;
         }
         let tapes_before = self.tapes.len();
-        let body = self.forward_block(body);
+        let sums = lanes::sums(self.function, body);
+        let (lanes, body, rotate, add_lanes) =
+            self.in_lanes(&sums, |this| this.forward_block(body));
         let depth = self.loops.len();
         let finished = self.loops.pop();
         let frame_size = if slab.is_some() {
@@ -294,14 +301,17 @@ impl Generator<'_> {
             #snapshots
             #trips_let
             #slab_take
+            #lanes
             for #pattern in #range {
                 #stop
                 #tick
                 #slab_frame
                 #iter
                 #body
+                #rotate
                 #frame_push
             }
+            #add_lanes
             #after
             #save
         }

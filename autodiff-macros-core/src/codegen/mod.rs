@@ -36,6 +36,7 @@ use quote::{quote, quote_spanned, ToTokens};
 use std::collections::HashMap;
 
 mod forward;
+mod lanes;
 mod reverse;
 mod scopes;
 mod tape;
@@ -108,6 +109,10 @@ fn binding_type(function: &Function, name: &str) -> Option<TokenStream> {
     if let Some(rest) = name.strip_prefix("__partial_") {
         let (node, position) = rest.split_once('_')?;
         return (id(node).is_some() && id(position).is_some()).then(|| quote!(#real));
+    }
+    if name.starts_with("__lanes_") {
+        let lanes = lanes::LANES;
+        return Some(quote!([#real; #lanes]));
     }
     if let Some(rest) = name.strip_prefix("__adjoint_var_") {
         return real_var(id(rest)?);

@@ -73,6 +73,7 @@ pub fn lower(original: ItemFn, args: &GradArgs, context: &Context) -> syn::Resul
         params,
         fields,
         in_impl: context.self_ty.is_some(),
+        reassociate: args.reassociate,
         probe_self,
         outputs,
         real,
