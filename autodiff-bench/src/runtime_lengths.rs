@@ -812,7 +812,7 @@ pub mod wide {
                 Target {
                     numerator: 4,
                     denominator: 3,
-                    at_most: Some(1.2),
+                    at_most: None,
                 },
                 Target {
                     numerator: 4,
