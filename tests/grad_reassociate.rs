@@ -24,17 +24,14 @@ macro_rules! both {
     };
 }
 
-/// The documented order: iteration `k`'s term goes to lane `k % 4`; after the loop the lanes, in the
-/// order they have rotated to (lane `(i + n) % 4` in position `i`), are added in pairs and
-/// then to the initial value.
+/// The documented order: iteration `k`'s term goes to lane `k % 4`; after the loop the
+/// lanes are added in pairs, `(l0 + l1) + (l2 + l3)`, and then to the initial value.
 fn in_lanes(initial: f64, terms: &[f64]) -> f64 {
     let mut lanes = [-0.0; 4];
     for (k, term) in terms.iter().enumerate() {
         lanes[k % 4] += term;
     }
-    let n = terms.len();
-    let at = |i: usize| lanes[(i + n) % 4];
-    initial + ((at(0) + at(1)) + (at(2) + at(3)))
+    initial + ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3]))
 }
 
 /// Numbers of mixed signs and magnitudes, so that the order of the additions shows in the

@@ -136,8 +136,10 @@ impl Generator<'_> {
                 let (index, trips, range) = self.enter_loop(*var, start, end, *inclusive, writes);
                 let tapes_before = self.tapes.len();
                 let sums = lanes::sums(self.function, body);
-                let (lanes, body, rotate, add_lanes) =
-                    self.in_lanes(&sums, |this| this.forward_block(body));
+                let lane = lanes::lane_slot(*var);
+                let unrollable = !sums.is_empty() && lanes::unrollable(body);
+                let (body, saved_nothing) =
+                    self.in_lanes(&sums, &lane, |this| this.forward_block(body));
                 let depth = self.loops.len();
                 let finished = self.loops.pop();
                 let indexed = !self.dynamic() || self.slab_level().is_some();
@@ -148,15 +150,38 @@ impl Generator<'_> {
                     TokenStream::new()
                 };
                 let (snapshots, after) = self.after_loop(finished);
+                let declare = self.declare_lanes(&sums);
+                if unrollable && saved_nothing {
+                    let loops = quote!(::autodiff::__private::loops);
+                    let n = if *inclusive {
+                        quote!(#loops::count_inclusive(#start, #end))
+                    } else {
+                        quote!(#loops::count(#start, #end))
+                    };
+                    let bind = |k| quote!(let #index = #loops::nth(#start, #end, #k););
+                    let run = self.unrolled(&lane, &n, &bind, &body);
+                    let add = self.add_lanes(&sums, None);
+                    return quote!(#snapshots #declare #run #add #after);
+                }
+                let (head, rotate, add) = if sums.is_empty() {
+                    Default::default()
+                } else {
+                    (
+                        quote!(let #lane = 0usize;),
+                        lanes::rotate_lanes(&sums),
+                        self.add_lanes(&sums, Some(&trips)),
+                    )
+                };
                 quote! {
                     #snapshots
-                    #lanes
+                    #declare
                     for #index in #range {
                         #iter
+                        #head
                         #body
                         #rotate
                     }
-                    #add_lanes
+                    #add
                     #after
                 }
             }
@@ -215,8 +240,10 @@ impl Generator<'_> {
         }
         let tapes_before = self.tapes.len();
         let sums = lanes::sums(self.function, body);
-        let (lanes, body, rotate, add_lanes) =
-            self.in_lanes(&sums, |this| this.forward_block(body));
+        let lane = lanes::lane_slot(counter);
+        let unrollable =
+            !sums.is_empty() && lanes::unrollable(body) && exits.is_empty() && count.is_some();
+        let (body, saved_nothing) = self.in_lanes(&sums, &lane, |this| this.forward_block(body));
         let depth = self.loops.len();
         let finished = self.loops.pop();
         let frame_size = if slab.is_some() {
@@ -292,26 +319,54 @@ impl Generator<'_> {
         // The number of iterations run, for the reverse sweep: a constant, or saved.
         let (save, read) = match max_trips {
             Some(max) if exits.is_empty() => (TokenStream::new(), quote!((#max))),
-            _ => self.save(trips_value, Saved::Index),
+            _ => self.save(trips_value.clone(), Saved::Index),
         };
         self.loop_trips.insert(counter, read);
+        let declare = self.declare_lanes(&sums);
+        if unrollable && saved_nothing && frame_push.is_empty() {
+            // Nothing saved, so no frame is written: the slab is taken for the sweep only.
+            let bind = |k| quote!(let #index = #k;);
+            let run = self.unrolled(&lane, &count_slot.to_token_stream(), &bind, &body);
+            let add = self.add_lanes(&sums, None);
+            return quote! {
+                #nodes
+                #count_let
+                #snapshots
+                #slab_take
+                #declare
+                #run
+                #add
+                #after
+                #save
+            };
+        }
+        let (head, rotate, add) = if sums.is_empty() {
+            Default::default()
+        } else {
+            (
+                quote!(let #lane = 0usize;),
+                lanes::rotate_lanes(&sums),
+                self.add_lanes(&sums, Some(&trips_value)),
+            )
+        };
         quote! {
             #nodes
             #count_let
             #snapshots
             #trips_let
             #slab_take
-            #lanes
+            #declare
             for #pattern in #range {
                 #stop
                 #tick
                 #slab_frame
                 #iter
+                #head
                 #body
                 #rotate
                 #frame_push
             }
-            #add_lanes
+            #add
             #after
             #save
         }

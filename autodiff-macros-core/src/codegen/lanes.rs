@@ -3,26 +3,37 @@
 //! A loop that accumulates `acc += term` adds its terms one after the other: each addition
 //! waits for the one before (four cycles or so), however independent the terms are. The
 //! compiler may not reorder the additions, since that changes the result's last bits. When
-//! the user opts in with `reassociate`, such a sum runs in [`LANES`] partial sums instead,
-//! each term going to the next lane in turn, and the lanes are added into `acc` after the
-//! loop:
+//! the user opts in with `reassociate`, such a sum runs in [`LANES`] partial sums instead:
+//! iteration `k` adds its term to lane `k % 4`, and after the loop the lanes are added in
+//! pairs, `(l0 + l1) + (l2 + l3)`, then to `acc`. The lanes start at `-0.0`, the exact
+//! identity of `+`, so an empty loop leaves `acc` as it was, bit for bit.
 //!
-//! ```text
-//! for k in 0..n {                         let mut __lanes_3 = [-0.0; 4];
-//!     acc += w[k] * x[k];          →      for k in 0..n {
-//! }                                           __lanes_3[0] = __lanes_3[0] + w[k] * x[k];
-//!                                             __lanes_3 = [__lanes_3[1], __lanes_3[2],
-//!                                                          __lanes_3[3], __lanes_3[0]];
-//!                                         }
-//!                                         acc += ((__lanes_3[0] + __lanes_3[1])
-//!                                                + (__lanes_3[2] + __lanes_3[3]));
-//! ```
+//! Only the forward pass changes: the adjoint of a sum reaches every term unchanged, in
+//! whatever order it was added, so the reverse sweep is the same. The forward loop takes
+//! one of two forms, with the same result:
 //!
-//! The rotation costs nothing (the compiler renames registers) and makes four chains of
-//! additions that the processor overlaps. Only the forward pass changes: the adjoint of a
-//! sum reaches every term unchanged, in whatever order it was added, so the reverse sweep
-//! is the same. The lanes start at `-0.0`, the exact identity of `+`, so an empty loop
-//! leaves `acc` as it was, bit for bit.
+//! - **Unrolled**, when the body is small, holds no loop, runs to its end (no `break`) and
+//!   keeps nothing per iteration for the sweep: the body is written out once per lane,
+//!   four iterations at a time, then the last `n % 4` one by one. The four chains are then
+//!   independent in the code itself, and LLVM packs them into vector instructions where the
+//!   target has them.
+//!
+//!   ```text
+//!   for k in 0..n {              let mut __lanes_3 = [-0.0; 4];
+//!       acc += w[k] * x[k];  →   while k + 4 <= n {
+//!   }                                { let __lane = 0; __lanes_3[__lane] += w[k] * x[k]; }
+//!                                    { let __lane = 1; __lanes_3[__lane] += w[k+1] * x[k+1]; }
+//!                                    …  k += 4;
+//!                                }
+//!                                if k < n { lane 0 } if k + 1 < n { lane 1 } if k + 2 < n { lane 2 }
+//!                                acc += (__lanes_3[0] + __lanes_3[1]) + (__lanes_3[2] + __lanes_3[3]);
+//!   ```
+//!
+//! - **Rotated**, otherwise: the body is written once, adds to lane 0, and the lanes
+//!   rotate by one at the end of each iteration (`[l1, l2, l3, l0]`), so the next
+//!   iteration adds to the next lane; after the loop they are rotated back by the number
+//!   of iterations run, then added. Whether the chains overlap is then up to LLVM's
+//!   unrolling.
 //!
 //! A variable is summed in lanes when the loop body writes it in one statement only,
 //! `acc = acc + term`, `acc = term + acc` or `acc = acc - term` (from `+=`, `-=` and
@@ -30,6 +41,7 @@
 //! the loop sees a partial sum.
 
 use super::*;
+use proc_macro2::TokenTree;
 
 /// The number of partial sums: four chains hide an addition's latency on common
 /// processors, and two vectors of two `f64`s hold them.
@@ -144,8 +156,52 @@ fn reads_var(function: &Function, node: NodeId, var: VarId) -> bool {
 }
 
 /// The name of `acc`'s lanes.
-pub(super) fn lanes_slot(acc: VarId) -> Ident {
+fn lanes_slot(acc: VarId) -> Ident {
     slot("lanes", acc)
+}
+
+/// The name of the lane that the current iteration of the loop over `var` adds to.
+pub(super) fn lane_slot(var: VarId) -> Ident {
+    slot("lane", var)
+}
+
+/// Whether a loop body is small enough to be written out once per lane, and holds no loop.
+pub(super) fn unrollable(body: &[Stmt]) -> bool {
+    fn nodes(block: &[Stmt]) -> usize {
+        block
+            .iter()
+            .map(|stmt| {
+                stmt.nodes().len()
+                    + match stmt {
+                        Stmt::If {
+                            then, otherwise, ..
+                        } => nodes(then) + nodes(otherwise),
+                        _ => 0,
+                    }
+            })
+            .sum()
+    }
+    !crate::ir::has_loop(body) && nodes(body) <= MAX_UNROLLED_NODES
+}
+
+/// The largest loop body (in nodes) written out once per lane: a dot product's takes 8.
+const MAX_UNROLLED_NODES: usize = 48;
+
+/// Whether generated code saves or reads state that depends on the iteration: the
+/// iteration's index into tapes and frames (`__iter_D`), a frame, a tape or the
+/// workspace.
+fn keeps_state(tokens: &TokenStream) -> bool {
+    tokens.clone().into_iter().any(|tree| match tree {
+        TokenTree::Ident(ident) => {
+            let name = ident.to_string();
+            ["__iter_", "__frame_", "__tape_"]
+                .iter()
+                .any(|prefix| name.starts_with(prefix))
+                || name == "__ws"
+        }
+        TokenTree::Group(group) => keeps_state(&group.stream()),
+        _ => false,
+    })
 }
 
 /// The sum of lanes `from..to`, added in pairs: `((l[0] + l[1]) + (l[2] + l[3]))`.
@@ -160,33 +216,97 @@ fn pairwise(lanes: &Ident, from: usize, to: usize) -> TokenStream {
 }
 
 impl Generator<'_> {
-    /// Generates a loop body with each of `sums` read and written in its first lane, and
-    /// returns what the loop needs around it: the lanes' declarations (before the loop),
-    /// their rotation (at the end of each iteration) and the sums of the lanes added to the
-    /// variables (after the loop).
+    /// Generates a loop body with each of `sums` read and written in lane `lane` of its
+    /// lanes. Returns the body, and whether it keeps nothing per iteration for the sweep
+    /// (then it can be written out once per lane).
     pub(super) fn in_lanes(
         &mut self,
         sums: &[VarId],
+        lane: &Ident,
         body: impl FnOnce(&mut Self) -> TokenStream,
-    ) -> (TokenStream, TokenStream, TokenStream, TokenStream) {
-        let real = self.function.real;
-        let zero = real.literal("0.0");
-        let (mut before, mut rotate, mut after) =
-            (TokenStream::new(), TokenStream::new(), TokenStream::new());
+    ) -> (TokenStream, bool) {
         for &acc in sums {
             let lanes = lanes_slot(acc);
-            let slot = self.var_slot(acc);
-            let turned = (1..LANES).chain([0]).map(syn::Index::from);
-            let total = pairwise(&lanes, 0, LANES);
-            before.extend(quote!(let mut #lanes: [#real; #LANES] = [-#zero; #LANES];));
-            rotate.extend(quote!(#lanes = [#(#lanes[#turned]),*];));
-            after.extend(quote!(#slot += #total;));
-            self.var_aliases.insert(acc, quote!(#lanes[0]));
+            self.var_aliases.insert(acc, quote!(#lanes[#lane]));
         }
         let body = body(self);
         for acc in sums {
             self.var_aliases.remove(acc);
         }
-        (before, body, rotate, after)
+        let stateless = !keeps_state(&body);
+        (body, stateless)
     }
+
+    /// The lanes of `sums`, declared before the loop.
+    pub(super) fn declare_lanes(&self, sums: &[VarId]) -> TokenStream {
+        let real = self.function.real;
+        let zero = real.literal("0.0");
+        sums.iter()
+            .map(|&acc| {
+                let lanes = lanes_slot(acc);
+                quote!(let mut #lanes: [#real; #LANES] = [-#zero; #LANES];)
+            })
+            .collect()
+    }
+
+    /// After the loop: each sum's lanes added in pairs, then to the variable. The lanes
+    /// of a loop that rotated them (`rotations` times) are put back in order first.
+    pub(super) fn add_lanes(&self, sums: &[VarId], rotations: Option<&TokenStream>) -> TokenStream {
+        sums.iter()
+            .map(|&acc| {
+                let lanes = lanes_slot(acc);
+                let slot = self.var_slot(acc);
+                let total = pairwise(&lanes, 0, LANES);
+                let unrotate = rotations.map(|n| quote!(#lanes.rotate_right((#n) % #LANES);));
+                quote!(#unrotate #slot += #total;)
+            })
+            .collect()
+    }
+
+    /// The loop run four iterations at a time, each with its own lane, then the last
+    /// `n % 4` one by one: `body` written out seven times, after `bind(k)` binds the
+    /// loop variable of iteration `k`. For bodies that save nothing ([`unrollable`]).
+    pub(super) fn unrolled(
+        &self,
+        lane: &Ident,
+        n: &TokenStream,
+        bind: &dyn Fn(TokenStream) -> TokenStream,
+        body: &TokenStream,
+    ) -> TokenStream {
+        let usize = usize_type();
+        let count = Ident::new("__unroll_n", Span::mixed_site());
+        let k = Ident::new("__unroll_k", Span::mixed_site());
+        let iteration = |offset: usize| {
+            let binding = bind(quote!(#k + #offset));
+            quote!({ let #lane = #offset; #binding #body })
+        };
+        let group = (0..LANES).map(iteration);
+        let rest = (0..LANES - 1).map(|offset| {
+            let run = iteration(offset);
+            quote!(if #k + #offset < #count #run)
+        });
+        quote! {
+            {
+                let #count: #usize = #n;
+                let mut #k: #usize = 0;
+                while #k + #LANES <= #count {
+                    #(#group)*
+                    #k += #LANES;
+                }
+                #(#rest)*
+            }
+        }
+    }
+}
+
+/// A loop's lanes rotated by one: the lane that took this iteration's term goes last, so
+/// the next iteration adds to the next lane (for loops written once, not per lane).
+pub(super) fn rotate_lanes(sums: &[VarId]) -> TokenStream {
+    sums.iter()
+        .map(|&acc| {
+            let lanes = lanes_slot(acc);
+            let turned = (1..LANES).chain([0]).map(syn::Index::from);
+            quote!(#lanes = [#(#lanes[#turned]),*];)
+        })
+        .collect()
 }
