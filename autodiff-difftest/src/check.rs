@@ -22,6 +22,13 @@
 //! original with steps 400 times as large (and a relative tolerance of 1e-2); its points
 //! keep 1e-2 from kinks and boundaries, and magnitudes below 1e3.
 //!
+//! A program marked `#[grad(reassociate)]` (one in six, each with a sum its gradient adds
+//! in lanes) may return a `_grad` value that differs from the original's in the last
+//! bits: that value is compared with the original's (which the `Tape` twin still equals
+//! bit for bit) to a relative 1e-12 of the largest magnitude of a variable (`f32`: the
+//! tolerance of its twin, 1e-3); its partials are checked as above. How many of those
+//! programs' values differ in their bits is counted, and a batch with none fails.
+//!
 //! That every program compiles is the first check: a program the generator writes stays
 //! inside the documented subset, so a rejection fails the build of the test.
 
@@ -53,6 +60,10 @@ const VALUE_F32: f64 = 1e-3;
 /// Tolerance of an `f32` program's partials against its `f64` twin's, relative to the
 /// largest partial (seen up to 3e-6).
 const PARTIALS_F32: f64 = 1e-4;
+/// Tolerance of the value of a `#[grad(reassociate)]` gradient against the original's,
+/// relative to the largest magnitude of a variable: sums added in another order differ
+/// by a few roundings of their partial sums, which the twin notes among the variables.
+const VALUE_REASSOCIATED: f64 = 1e-12;
 
 /// How one program went.
 #[derive(Default)]
@@ -64,6 +75,13 @@ struct Tally {
     unchecked: Vec<&'static str>,
     fd_checked: usize,
     fd_skipped: usize,
+    /// Programs with a `#[grad(reassociate)]` function checked at a point at least.
+    reassociated: usize,
+    /// Those whose gradient's value differed from the original's in its bits somewhere.
+    reassociated_differing: usize,
+    /// The largest difference between their value and the original's, relative to the
+    /// largest magnitude of a variable.
+    reassociated_worst: f64,
     failures: Vec<String>,
 }
 
@@ -133,6 +151,7 @@ fn central(case: &Case, args: &Args, flat: &[f64], i: usize, h: f64) -> f64 {
 fn check(case: &Case, seed: u64, tally: &mut Tally) {
     let mut rng = StdRng::seed_from_u64(seed);
     let points_before = tally.points;
+    let mut differing = false;
     for _ in 0..POINTS {
         let mut found = false;
         for _ in 0..TRIES {
@@ -157,28 +176,56 @@ fn check(case: &Case, seed: u64, tally: &mut Tally) {
             }
             found = true;
             tally.points += 1;
-            compare(case, &args, (tape_value, &tape_partials, largest), tally);
-            break;
-        }
-        if !found {
-            if tally.points == points_before {
-                tally.unchecked.push(case.name);
+            let (differs, off) = compare(case, &args, (tape_value, &tape_partials, largest), tally);
+            differing |= differs;
+            if case.reassociate && !case.single {
+                tally.reassociated_worst = tally.reassociated_worst.max(off);
             }
             break;
         }
+        if !found {
+            break;
+        }
+    }
+    if tally.points == points_before {
+        tally.unchecked.push(case.name);
+    } else if case.reassociate {
+        tally.reassociated += 1;
+        tally.reassociated_differing += usize::from(differing);
     }
 }
 
-fn compare(case: &Case, args: &Args, tape: (f64, &[f64], f64), tally: &mut Tally) {
+/// Compares the program with its twin and finite differences at one point; returns
+/// whether the value of `_grad` differs from the original's in its bits (which only a
+/// `#[grad(reassociate)]` program may do), and by how much, relative to the largest
+/// magnitude of a variable.
+fn compare(case: &Case, args: &Args, tape: (f64, &[f64], f64), tally: &mut Tally) -> (bool, f64) {
     let (tape_value, tape_partials, largest) = tape;
     let value = (case.original)(args);
     let (grad_value, partials) = (case.gradient)(args);
+    let differing = !same(grad_value, value);
+    let off = if differing {
+        (grad_value - value).abs() / largest.max(1.0)
+    } else {
+        0.0
+    };
     let mut fail = |what: String| {
         tally
             .failures
             .push(format!("{}: {what}\n  at {args:?}", case.name));
     };
-    if !same(grad_value, value) {
+    if case.reassociate {
+        let tolerance = if case.single {
+            VALUE_F32
+        } else {
+            VALUE_REASSOCIATED
+        };
+        if !within(grad_value, value, tolerance * largest.max(1.0)) {
+            fail(format!(
+                "the value of _grad (reassociated) is {grad_value:e}, the original's {value:e}"
+            ));
+        }
+    } else if differing {
         fail(format!(
             "the value of _grad is {grad_value:e}, the original's {value:e}"
         ));
@@ -200,7 +247,7 @@ fn compare(case: &Case, args: &Args, tape: (f64, &[f64], f64), tally: &mut Tally
             partials.len(),
             tape_partials.len()
         ));
-        return;
+        return (differing, off);
     }
     let scale = tape_partials
         .iter()
@@ -213,7 +260,7 @@ fn compare(case: &Case, args: &Args, tape: (f64, &[f64], f64), tally: &mut Tally
         }
     }
     if !case.differences {
-        return;
+        return (differing, off);
     }
     let flat = args.flat(case.partials);
     // In `f32`, steps large enough that the program's rounding stays small against them
@@ -240,6 +287,7 @@ fn compare(case: &Case, args: &Args, tape: (f64, &[f64], f64), tally: &mut Tally
             ));
         }
     }
+    (differing, off)
 }
 
 /// Checks every case of a batch (in as many threads as there are cores, up to 4), prints
@@ -282,19 +330,27 @@ pub fn check_batch(cases: &[Case], seed: u64) {
         total.unchecked.extend(t.unchecked);
         total.fd_checked += t.fd_checked;
         total.fd_skipped += t.fd_skipped;
+        total.reassociated += t.reassociated;
+        total.reassociated_differing += t.reassociated_differing;
+        total.reassociated_worst = total.reassociated_worst.max(t.reassociated_worst);
         total.failures.extend(t.failures);
     }
     println!(
         "{} programs (seed {seed}): {} points checked ({} resampled near kinks, {} where \
          a value grew too large), {} programs with no usable point, \
-         {} partials against finite differences ({} skipped where step sizes disagree)",
+         {} partials against finite differences ({} skipped where step sizes disagree); \
+         {} programs with #[grad(reassociate)] checked, {} of them with a value differing \
+         from the original's in its bits (by up to {:.1e} of the largest variable)",
         cases.len(),
         total.points,
         total.near_kink,
         total.overflow,
         total.unchecked.len(),
         total.fd_checked,
-        total.fd_skipped
+        total.fd_skipped,
+        total.reassociated,
+        total.reassociated_differing,
+        total.reassociated_worst
     );
     if !total.unchecked.is_empty() {
         println!(
@@ -312,6 +368,14 @@ pub fn check_batch(cases: &[Case], seed: u64) {
     assert!(
         total.fd_checked >= (total.fd_checked + total.fd_skipped) * 9 / 10,
         "too many finite differences skipped"
+    );
+    // Each has a sum in lanes, which changes the last bits of about half of them: if none
+    // differs, the lanes (or the check of their values) are not there.
+    assert!(
+        total.reassociated < 10 || total.reassociated_differing > 0,
+        "none of {} programs with #[grad(reassociate)] has a value differing from the \
+         original's",
+        total.reassociated
     );
     if !total.failures.is_empty() {
         for f in total.failures.iter().take(30) {

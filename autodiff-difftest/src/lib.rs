@@ -102,6 +102,9 @@ pub struct Case {
     /// Written in `f32`: its arguments are `f32`s (drawn as such), its value and partials
     /// widened to `f64`; its `Tape` twin computes in `f64`.
     pub single: bool,
+    /// A function of it is `#[grad(reassociate)]`: the gradient's value may differ from
+    /// the original's in the last bits.
+    pub reassociate: bool,
     /// The original function.
     pub original: fn(&Args) -> f64,
     /// The `#[grad]` gradient: the value and the partials, flattened.

@@ -435,6 +435,9 @@ pub struct Function {
     pub generics: Vec<String>,
     /// A method of the program's struct, taking `&self` first.
     pub method: bool,
+    /// `#[grad(reassociate)]`: the gradient may add the sums its loops accumulate in
+    /// another order (its value may differ from the function's in the last bits).
+    pub reassociate: bool,
 }
 
 impl Function {
@@ -1158,12 +1161,18 @@ impl Writer {
                 returns("Var<'t>")
             ));
         } else {
-            match &f.wrt {
-                Some(wrt) => {
-                    let names: Vec<&str> = wrt.iter().map(|&i| f.params[i].name.as_str()).collect();
-                    self.line(&format!("#[grad(wrt({}))]", names.join(", ")));
-                }
-                None => self.line("#[grad]"),
+            let mut args = Vec::new();
+            if let Some(wrt) = &f.wrt {
+                let names: Vec<&str> = wrt.iter().map(|&i| f.params[i].name.as_str()).collect();
+                args.push(format!("wrt({})", names.join(", ")));
+            }
+            if f.reassociate {
+                args.push("reassociate".into());
+            }
+            if args.is_empty() {
+                self.line("#[grad]");
+            } else {
+                self.line(&format!("#[grad({})]", args.join(", ")));
             }
             let generics = if generics.is_empty() {
                 String::new()
@@ -1344,5 +1353,15 @@ impl Program {
             f.outputs.iter().for_each(|e| visit_expr(e, &mut check));
         }
         !stopped
+    }
+
+    /// Whether a function of the program is `#[grad(reassociate)]`: then the value of the
+    /// gradient may differ from the original's in the last bits.
+    pub fn reassociates(&self) -> bool {
+        self.helpers
+            .iter()
+            .chain(&self.methods)
+            .chain(std::iter::once(&self.main))
+            .any(|f| f.reassociate)
     }
 }

@@ -813,7 +813,75 @@ fn random_function(g: &mut Gen, name: &str, role: Role) -> Function {
         outputs: results,
         generics,
         method: role.method,
+        reassociate: false,
     }
+}
+
+/// Puts a sum that `#[grad(reassociate)]` adds in lanes at the top of `f`, and adds it to
+/// the result: the random statements seldom accumulate into a local that the loop reads
+/// nowhere else. Over the elements of an array or slice parameter if `f` has one, else
+/// over a constant range; the accumulator starts at a literal, so that even two terms are
+/// added in another order than the original's.
+fn lanes_sum(g: &mut Gen, f: &mut Function) {
+    let (acc, k) = ("s_lanes".to_string(), "k_lanes".to_string());
+    let scalar = f
+        .params
+        .iter()
+        .find(|p| matches!(p.kind, ParamKind::Real(Shape::Scalar, _)))
+        .map(|p| Expr::Var {
+            name: p.name.clone(),
+            deref: false,
+        });
+    let array = f.params.iter().find_map(|p| match &p.kind {
+        ParamKind::Real(Shape::Array(n), _) => Some((p.name.clone(), n.value().to_string())),
+        ParamKind::Real(Shape::Slice, _) => Some((p.name.clone(), format!("{}.len()", p.name))),
+        _ => None,
+    });
+    let (iter, read) = match array {
+        Some((name, len)) if scalar.is_none() || g.chance(0.7) => (
+            format!("0..{len}"),
+            Expr::Index(name, vec![IExpr::Var(k.clone())]),
+        ),
+        _ => (
+            format!("0..{}", g.rng.random_range(2..8)),
+            Expr::FromInt(IExpr::Var(k.clone())),
+        ),
+    };
+    let factor = scalar.unwrap_or_else(|| g.positive_literal());
+    let term = Expr::Op {
+        name: "sin",
+        args: vec![Expr::Bin(BinOp::Mul, Box::new(read), Box::new(factor))],
+        form: Form::Method,
+    };
+    let op = if g.chance(0.3) { "-" } else { "+" };
+    let init = g.literal();
+    f.body.insert(
+        0,
+        Stmt::For {
+            label: None,
+            pattern: k,
+            iter,
+            body: vec![Stmt::Assign(Place::Var(acc.clone()), op, term)],
+        },
+    );
+    f.body.insert(
+        0,
+        Stmt::Let {
+            name: acc.clone(),
+            mutable: true,
+            annotated: false,
+            init,
+        },
+    );
+    let result = std::mem::replace(&mut f.result, Expr::Lit("0.0".into()));
+    f.result = Expr::Bin(
+        BinOp::Add,
+        Box::new(result),
+        Box::new(Expr::Var {
+            name: acc,
+            deref: false,
+        }),
+    );
 }
 
 /// The program numbered `index` of the stream seeded by `seed`: the same pair always
@@ -899,7 +967,7 @@ pub fn program(seed: u64, index: u64) -> Program {
             g.consts = module_consts.clone();
         }
     }
-    let main = random_function(
+    let mut main = random_function(
         &mut g,
         "f",
         Role {
@@ -907,6 +975,16 @@ pub fn program(seed: u64, index: u64) -> Program {
             ..Role::default()
         },
     );
+    // One program in six has every function `#[grad(reassociate)]`, and a sum that its
+    // gradient adds in lanes. Drawn last, so that the other programs are the same as
+    // before the option was generated.
+    if g.chance(1.0 / 6.0) {
+        for f in helpers.iter_mut().chain(&mut methods) {
+            f.reassociate = true;
+        }
+        main.reassociate = true;
+        lanes_sum(&mut g, &mut main);
+    }
     Program {
         items,
         helpers,
