@@ -848,10 +848,18 @@ fn lanes_sum(g: &mut Gen, f: &mut Function) {
         ),
     };
     let factor = scalar.unwrap_or_else(|| g.positive_literal());
-    let term = Expr::Op {
-        name: "sin",
-        args: vec![Expr::Bin(BinOp::Mul, Box::new(read), Box::new(factor))],
-        form: Form::Method,
+    // A product alone keeps nothing per iteration for the sweep (its partials are its
+    // operands), so the gradient writes the loop out once per lane; a `sin` keeps its
+    // partial, so the loop stays one and rotates its lanes. Both forms are drawn.
+    let product = Expr::Bin(BinOp::Mul, Box::new(read), Box::new(factor));
+    let term = if g.chance(0.5) {
+        product
+    } else {
+        Expr::Op {
+            name: "sin",
+            args: vec![product],
+            form: Form::Method,
+        }
     };
     let op = if g.chance(0.3) { "-" } else { "+" };
     let init = g.literal();
