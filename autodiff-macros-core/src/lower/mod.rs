@@ -150,6 +150,12 @@ struct Lowering {
     aliases: HashMap<VarId, Alias>,
     /// The loops around the code being lowered, innermost last.
     loops: Vec<LoopContext>,
+    /// How many loop bodies enclose the code being lowered: those of `loops`, and those of
+    /// `for` loops over constant ranges, which have no context since nothing leaves them.
+    loop_bodies: usize,
+    /// Local vectors `vec![c; n]` declared in a loop body: the sweep sizes their adjoints
+    /// by the length they start with, so `push` cannot grow them.
+    loop_vectors: Vec<VarId>,
     /// `return` anywhere but at the end: the result variable and the flag that ends the
     /// function.
     early_return: Option<(VarId, VarId)>,
