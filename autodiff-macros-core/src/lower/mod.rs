@@ -166,6 +166,9 @@ struct Lowering {
     flag_depth: HashMap<VarId, usize>,
     /// Parameters whose type was rejected: their uses are not reported again.
     silent: Vec<VarId>,
+    /// Parameters declared as references (`w: &[f64; 3]`, slices): a loop over one yields
+    /// references to its elements.
+    references: Vec<VarId>,
     /// How many closure bodies enclose the code being lowered.
     closures: usize,
     /// The fields of struct parameters, each a variable of its own.
@@ -203,6 +206,11 @@ struct Alias {
     offset: Option<VarId>,
     /// The length, for `.len()` of a window or chunk.
     len: Option<VarId>,
+    /// How many references the name is away from the element: 1 for `for row in m` or
+    /// `m.iter()` (a `&[f64; 2]`), 0 for `for &row in m` or `.copied()` (the row itself),
+    /// 2 in `.filter(|row| …)`. A row passed whole to a call is passed as a reference when
+    /// the argument as written is one (`dot(row, x)`, `dot(&row, x)`).
+    refs: usize,
 }
 
 /// A loop being lowered, for `break` and `continue`.
