@@ -124,6 +124,135 @@ fn a_reference_parameter_dereferenced_into_a_by_value_call() {
     assert_close(&got, &numeric(f, &at), 1e-7);
 }
 
+// ----- rows bound by loops passed whole -----------------------------------------------
+
+#[grad]
+fn dot2(a: &[f64; 2], b: &[f64; 2]) -> f64 {
+    a[0] * b[0] + a[1] * b[1]
+}
+
+/// Takes its arrays by value.
+#[grad]
+fn cross2(a: [f64; 2], b: [f64; 2]) -> f64 {
+    a[0] * b[1] - a[1] * b[0]
+}
+
+/// A row of `m.iter()` passed to a function taking `&[f64; 2]` as the reference it is.
+/// It did not compile: the row was passed as the array `m[k]`.
+#[grad(wrt(x))]
+fn row_sum(m: &[[f64; 2]], x: &[f64; 2]) -> f64 {
+    let mut s = 0.0;
+    for row in m.iter() {
+        s += dot2(row, x);
+    }
+    s
+}
+
+/// Every way a loop binds a row, passed as written: a reference (`row` of `m`,
+/// `m.iter()`, `.zip(..)`, `.enumerate()`, `.rev()`, closures of `map`, `filter` and
+/// `fold`) or the row itself (`*row`, `for &row in m`, `.copied()`).
+#[grad]
+fn rows_bound_by_loops(m: &[[f64; 2]], ys: &[f64], x: &[f64; 2]) -> f64 {
+    let mut s = 0.0;
+    for row in m {
+        s += dot2(row, x).tanh() * cross2(*row, *x);
+    }
+    for (row, y) in m.iter().zip(ys) {
+        s += (dot2(row, x) - y).powi(2);
+    }
+    for (i, row) in m.iter().enumerate().rev() {
+        s += dot2(row, row) * (i + 1) as f64;
+    }
+    for &row in m {
+        s += dot2(&row, x) * cross2(row, *x);
+    }
+    for row in m.iter().copied() {
+        s += cross2(row, *x).sin();
+    }
+    s += m.iter().map(|row| dot2(row, x).exp()).sum::<f64>();
+    s += m
+        .iter()
+        .filter(|row| dot2(row, x) > 0.0)
+        .map(|row| cross2(*row, *x))
+        .sum::<f64>();
+    s + m.iter().fold(0.5, |acc, row| acc + dot2(row, x) * acc)
+}
+
+/// Rows of rows, and rows of arrays taken by value or by reference.
+#[grad]
+fn rows_of_arrays(m: &[[f64; 2]; 2], n: [[f64; 2]; 2], blocks: &[[[f64; 2]; 2]]) -> f64 {
+    let mut s = 0.0;
+    for row in m {
+        s += dot2(row, &n[0]);
+    }
+    for row in n {
+        s += dot2(&row, &m[1]) * cross2(row, m[0]);
+    }
+    for block in blocks {
+        for row in block {
+            s += dot2(row, &block[0]).sin();
+        }
+        s += cross2(block[1], n[1]);
+    }
+    s
+}
+
+#[test]
+fn rows_bound_by_loops_are_passed_as_written() {
+    let m = [[0.5, -0.3], [1.2, 0.4], [-0.7, 0.9]];
+    let x = [0.8, -0.6];
+    let (value, dx) = row_sum_grad(&m, &x);
+    assert_eq!(value.to_bits(), row_sum(&m, &x).to_bits());
+    // Closed form: the sum of the rows.
+    let rows = [m[0][0] + m[1][0] + m[2][0], m[0][1] + m[1][1] + m[2][1]];
+    assert_close(&dx, &rows, 1e-12);
+
+    let ys = [0.3, -0.2, 0.6];
+    let (value, dm, dys, dx) = rows_bound_by_loops_grad(&m, &ys, &x);
+    assert_eq!(value.to_bits(), rows_bound_by_loops(&m, &ys, &x).to_bits());
+    // Away from the filter's kink: every `dot2(row, x)` is at least 0.1 from 0.
+    assert!(m.iter().all(|row| dot2(row, &x).abs() > 0.1));
+    let at: Vec<f64> = m.iter().flatten().chain(&ys).chain(&x).copied().collect();
+    let f = |v: &[f64]| {
+        let m: Vec<[f64; 2]> = v[..6].chunks(2).map(|c| [c[0], c[1]]).collect();
+        rows_bound_by_loops(&m, &v[6..9], &[v[9], v[10]])
+    };
+    let got: Vec<f64> = dm
+        .iter()
+        .flatten()
+        .chain(&dys)
+        .chain(&dx)
+        .copied()
+        .collect();
+    assert_close(&got, &numeric(f, &at), 1e-6);
+
+    let n = [[0.3, 1.1], [-0.4, 0.2]];
+    let blocks = [[[0.6, -0.5], [0.1, 0.7]], [[-0.2, 0.3], [0.9, -0.8]]];
+    let sq = [m[0], m[1]];
+    let (value, dsq, dn, dblocks) = rows_of_arrays_grad(&sq, n, &blocks);
+    assert_eq!(value.to_bits(), rows_of_arrays(&sq, n, &blocks).to_bits());
+    let at: Vec<f64> = sq
+        .iter()
+        .chain(&n)
+        .chain(blocks.iter().flatten())
+        .flatten()
+        .copied()
+        .collect();
+    let f = |v: &[f64]| {
+        let pair = |k: usize| [v[k], v[k + 1]];
+        let blocks = [[pair(8), pair(10)], [pair(12), pair(14)]];
+        rows_of_arrays(&[pair(0), pair(2)], [pair(4), pair(6)], &blocks)
+    };
+    let got: Vec<f64> = dsq
+        .iter()
+        .chain(&dn)
+        .chain(dblocks.iter().flatten())
+        .flatten()
+        .copied()
+        .collect();
+    assert_close(&got, &numeric(f, &at), 1e-6);
+}
+
 // ----- structs passed whole and methods calling methods -------------------------------
 
 #[derive(Differentiable, Clone, Debug, PartialEq)]

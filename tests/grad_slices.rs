@@ -433,6 +433,86 @@ fn vectors_filled_by_push() {
     assert_close(&[ds], &numeric(|s| pushed(&xs, s[0]), &[1.7]), "scale");
 }
 
+/// A vector filled by `push` after an early `return`: it exists only on the path that
+/// does not return. It was rejected as not at the top of the function.
+#[grad]
+#[allow(clippy::vec_init_then_push)]
+fn pushed_after_return(x: f64) -> f64 {
+    if x > 1.0 {
+        return x;
+    }
+    let mut v = Vec::new();
+    v.push(x * 2.0);
+    v[0] * x
+}
+
+/// Vectors declared in branches: after an early `return`, pushed in a loop and read in a
+/// reduction and in a loop that returns; in an `if`, pushed under a condition; a
+/// `vec![0.0; 2]` grown by `push` in an `if` (its adjoint had the length it started
+/// with: an index out of bounds); and a `vec![0.0; k]` whose length `k` a loop counted.
+#[grad]
+fn vectors_in_branches(x: f64, xs: &[f64]) -> f64 {
+    if x > 2.0 {
+        return x * x;
+    }
+    let mut v = Vec::with_capacity(xs.len());
+    for y in xs {
+        v.push(x * y);
+    }
+    let mut s = 0.0;
+    if x > 0.0 {
+        let mut w = Vec::new();
+        w.push(x.sin());
+        if xs.len() > 2 {
+            w.push(v[2] * v[0]);
+        }
+        for a in &w {
+            s += a * x;
+        }
+        let mut z = vec![0.0; 2];
+        z[0] = x;
+        z.push(x * x);
+        s += z[2] * z[0];
+    }
+    let mut k = 0;
+    for a in &v {
+        if *a < 0.0 {
+            k += 1;
+        }
+    }
+    let mut u = vec![0.0; k + 1];
+    u[k] = x * 3.0;
+    for a in &v {
+        if *a > 1.0 {
+            return s + a * u[k];
+        }
+    }
+    s + v.iter().map(|a| a * a).sum::<f64>() + u[0]
+}
+
+#[test]
+fn vectors_declared_after_a_return_or_in_a_branch() {
+    // Closed form: x for x > 1, 2 x² below.
+    for x in [-0.75, 0.5, 0.9, 1.5, 3.0] {
+        let (v, d) = pushed_after_return_grad(x);
+        assert_eq!(v.to_bits(), pushed_after_return(x).to_bits());
+        let want = if x > 1.0 { 1.0 } else { 4.0 * x };
+        assert_close(&[d], &[want], &format!("pushed_after_return at {x}"));
+    }
+    // Both returns, both sides of `x > 0` and of `k`; no `x * y` within 0.1 of 0 or 1.
+    let xs = vec![0.3, -0.8, 1.7];
+    for x in [-0.6, 0.4, 0.9, 2.5] {
+        let (v, dx, dxs) = vectors_in_branches_grad(x, &xs);
+        assert_eq!(v.to_bits(), vectors_in_branches(x, &xs).to_bits());
+        let mut at = vec![x];
+        at.extend(&xs);
+        let want = numeric(|p| vectors_in_branches(p[0], &p[1..]), &at);
+        let mut got = vec![dx];
+        got.extend(&dxs);
+        assert_close(&got, &want, &format!("vectors_in_branches at {x}"));
+    }
+}
+
 #[grad]
 fn unpack(abc: [f64; 3]) -> f64 {
     let [a, b, _] = abc;

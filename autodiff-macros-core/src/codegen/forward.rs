@@ -7,7 +7,51 @@ impl Generator<'_> {
     // ----- forward -------------------------------------------------------------------
 
     pub(super) fn forward_block(&mut self, block: &Block) -> TokenStream {
-        block.iter().map(|stmt| self.forward_stmt(stmt)).collect()
+        let mut code: TokenStream = block.iter().map(|stmt| self.forward_stmt(stmt)).collect();
+        code.extend(self.save_final_lengths(block));
+        code
+    }
+
+    /// At the end of a branch (outside loops), the length of each vector the branch
+    /// declares, when the reverse sweep cannot size the vector's adjoint otherwise: the
+    /// vector is out of scope there, and its length changed (`push`) or is not computed
+    /// from constants, parameters and loop variables (`vec![0.0; k]` of a counter `k`).
+    ///
+    /// ```text
+    /// if !returned {                         if !returned {
+    ///     let mut v = Vec::new();                let mut __var_3 = Vec::with_capacity(0);
+    ///     v.push(x * 2.0);           →           __var_3.push(__primal_5);
+    ///     …                                      …
+    /// }                                          __tape_1 = __var_3.len();
+    ///                                        }
+    /// ```
+    fn save_final_lengths(&mut self, block: &Block) -> TokenStream {
+        if !self.in_branch || !self.loops.is_empty() {
+            return TokenStream::new();
+        }
+        let mut out = TokenStream::new();
+        for stmt in block {
+            let Stmt::Let {
+                var,
+                value: Some(value),
+                ..
+            } = stmt
+            else {
+                continue;
+            };
+            let NodeKind::Vector { element, len } = &self.function.nodes[*value].kind else {
+                continue;
+            };
+            let fixed = element.is_some() && self.recomputable(*len) && !pushes_onto(block, *var);
+            if fixed || !self.activity.var(*var) {
+                continue;
+            }
+            let vector = self.var_slot(*var);
+            let (save, read) = self.save(quote!(#vector.len()), Saved::Index);
+            out.extend(save);
+            self.final_lengths.insert(*var, read);
+        }
+        out
     }
 
     /// A statement of the forward pass. What it pushes onto the workspace is recorded, so
@@ -734,4 +778,16 @@ pub(super) fn real_tuple(real: Float, outputs: usize) -> TokenStream {
         let parts = std::iter::repeat_n(quote!(#real), outputs);
         quote!((#(#parts),*))
     }
+}
+
+/// Whether a block pushes onto `var`, at any depth.
+fn pushes_onto(block: &Block, var: VarId) -> bool {
+    block.iter().any(|stmt| match stmt {
+        Stmt::Push { place, .. } => place.var == var,
+        Stmt::For { body, .. } | Stmt::Loop { body, .. } => pushes_onto(body, var),
+        Stmt::If {
+            then, otherwise, ..
+        } => pushes_onto(then, var) || pushes_onto(otherwise, var),
+        _ => false,
+    })
 }

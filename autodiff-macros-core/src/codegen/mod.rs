@@ -399,6 +399,7 @@ fn sweep(function: &Function, activity: &Activity, seed: TokenStream) -> Sweep {
         slab_loops: HashMap::new(),
         aliases: HashMap::new(),
         var_aliases: HashMap::new(),
+        final_lengths: HashMap::new(),
     };
     let forward = gen.forward_block(&function.body);
     let reverse = gen.reverse_block(&function.body, true);
@@ -817,6 +818,9 @@ struct Generator<'a> {
     /// Variables that get no slot of their own: a real scalar `let` that nothing
     /// reassigns is its value's slot (not `let __var_3 = __primal_4;`).
     var_aliases: HashMap<VarId, TokenStream>,
+    /// Vectors declared in a branch whose length the forward pass saved at the end of the
+    /// branch, with how the sweep reads it (see `save_final_lengths`).
+    final_lengths: HashMap<VarId, TokenStream>,
 }
 
 /// The names of a slab: the block, the offset of the current frame, and the frame size.

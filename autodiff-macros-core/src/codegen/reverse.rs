@@ -55,11 +55,15 @@ impl Generator<'_> {
         quote!(#prelude #declarations #statements)
     }
 
-    /// The adjoint of a local `vec![c; n]`: a vector of the same length (allocated, as the
+    /// The adjoint of a local vector: a vector of its final length (allocated, as the
     /// original allocates the vector itself).
     fn vector_adjoint(&self, var: VarId, value: Option<NodeId>, nodes: &[NodeId]) -> TokenStream {
         let adjoint = slot("adjoint_var", var);
         let element = no_adjoint(self.function.real, &self.function.vars[var].dims);
+        if let Some(len) = self.final_lengths.get(&var) {
+            // Declared in a branch, where the vector itself is out of scope.
+            return quote!(let mut #adjoint = ::autodiff::__private::vec![#element; #len];);
+        }
         let len = match value.map(|v| &self.function.nodes[v].kind) {
             Some(NodeKind::Vector { len, .. }) if self.scoped() => {
                 let recompute = self.recompute_nodes(nodes);

@@ -248,6 +248,7 @@ impl Lowering {
         let before = self.flags_set.len();
         self.blocks.push(Vec::new());
         self.scopes.push();
+        self.loop_bodies += 1;
         let counter = self.declare_hidden(VarKind::Int, Num::Int);
         if let Some(flag) = continue_flag {
             self.emit(Stmt::SetFlag {
@@ -256,6 +257,7 @@ impl Lowering {
             });
         }
         body(self, counter);
+        self.loop_bodies -= 1;
         self.scopes.pop();
         let body = self.blocks.pop().unwrap_or_default();
         self.loops.pop();
@@ -329,8 +331,10 @@ impl Lowering {
     ) {
         self.blocks.push(Vec::new());
         self.scopes.push();
+        self.loop_bodies += 1;
         let var = self.declare_named(ident.as_ref(), VarKind::Int, Vec::new(), Num::Int);
         self.block_statements(&for_loop.body.stmts);
+        self.loop_bodies -= 1;
         self.scopes.pop();
         let body = self.blocks.pop().unwrap_or_default();
         self.emit(Stmt::For {

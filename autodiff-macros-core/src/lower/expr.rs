@@ -747,9 +747,18 @@ impl Lowering {
         } else {
             rank(&self.vars[var]) > indices.len()
         };
-        // `*w` of a reference parameter is passed as written; of a row bound by a loop
-        // (an alias of `xs[i]`), as the row itself.
-        let deref = deref && indices.is_empty() && !self.aliases.contains_key(&var);
+        // `*w` of a reference parameter is passed as written. A row bound by a loop (an
+        // alias of `xs[i]`) is passed as `&xs[i]` when the argument as written is a
+        // reference (`row` bound by `for row in xs.iter()`, `&row`), else as `xs[i]`
+        // (`*row`, or `row` bound by `for &row in xs`).
+        let (reference, deref) = match self.aliases.get(&var) {
+            Some(alias) if indices.is_empty() => (
+                alias.refs + usize::from(reference) > usize::from(deref),
+                false,
+            ),
+            Some(_) => (reference, false),
+            None => (reference, deref && indices.is_empty()),
+        };
         whole.then(|| WholeArg {
             ident: ident.clone(),
             var,

@@ -37,11 +37,14 @@ pub(super) enum Pos {
 /// What the chain yields at a position.
 #[derive(Clone)]
 pub(super) enum Plan<'a> {
-    /// `xs[prefix…][p]` of a slice or array (the prefix when iterating over a row).
+    /// `xs[prefix…][p]` of a slice or array (the prefix when iterating over a row), as a
+    /// reference to it (`refs` 1: `xs.iter()`, `&xs`, a slice) or by value (0: `.copied()`,
+    /// an array owned by the function).
     Element {
         var: VarId,
         prefix: Vec<VarId>,
         pos: Pos,
+        refs: usize,
     },
     /// The `p`-th value of a range.
     Range { start: VarId, end: VarId, pos: Pos },
@@ -140,7 +143,8 @@ impl Lowering {
                 Some((count, max_trips, plan, Vec::new()))
             }
             Expr::Reference(reference) if reference.mutability.is_none() => {
-                self.links(&reference.expr)
+                let (count, max_trips, plan, stages) = self.links(&reference.expr)?;
+                Some((count, max_trips, with_refs(plan, &|_| 1), stages))
             }
             Expr::Index(index) if matches!(strip(&index.index), Expr::Range(_)) => {
                 let Expr::Range(range) = strip(&index.index) else {
@@ -185,6 +189,8 @@ impl Lowering {
 
     /// Every item of a slice or array: `xs[k]`; of a row or window that a loop bound to a
     /// name (`for row in rows { for x in row { … } }`): `rows[i][k]`, `xs[offset + k]`.
+    /// Iterated as named, a parameter that is a reference (or a row bound as one) yields
+    /// references, an array or vector of the function's own its elements.
     fn source<'a>(
         &mut self,
         var: VarId,
@@ -198,6 +204,7 @@ impl Lowering {
                 var,
                 prefix: Vec::new(),
                 pos: Pos::Counter,
+                refs: usize::from(self.references.contains(&var)),
             },
             Some(alias) => Plan::Element {
                 var: alias.var,
@@ -209,6 +216,7 @@ impl Lowering {
                         inner: Box::new(Pos::Counter),
                     },
                 },
+                refs: alias.refs.min(1),
             },
         };
         Some((count, max_trips, plan, Vec::new()))
@@ -264,12 +272,15 @@ impl Lowering {
                 if !arity(self, 0) {
                     return None;
                 }
-                if matches!(name.as_str(), "iter" | "into_iter") {
-                    if let Expr::Path(_) | Expr::Reference(_) = strip(&call.receiver) {
-                        return self.links(&call.receiver);
-                    }
-                }
-                self.links(&call.receiver)
+                let (count, max_trips, plan, stages) = self.links(&call.receiver)?;
+                // `iter` borrows the elements; `into_iter` and `by_ref` keep what the
+                // receiver yields; `copied` and `cloned` take one reference off.
+                let plan = match name.as_str() {
+                    "iter" => with_refs(plan, &|_| 1),
+                    "copied" | "cloned" => with_refs(plan, &|refs| refs.saturating_sub(1)),
+                    _ => plan,
+                };
+                Some((count, max_trips, plan, stages))
             }
             "windows" | "chunks" | "chunks_exact" => {
                 if !arity(self, 1) {
@@ -550,7 +561,12 @@ impl Lowering {
         span: Span,
     ) -> Option<Item<'a>> {
         Some(match plan {
-            Plan::Element { var, prefix, pos } => {
+            Plan::Element {
+                var,
+                prefix,
+                pos,
+                refs,
+            } => {
                 let pos = self.position(pos, counter, span);
                 let mut prefix = prefix.clone();
                 prefix.push(pos);
@@ -559,6 +575,7 @@ impl Lowering {
                     prefix,
                     offset: None,
                     len: None,
+                    refs: *refs,
                 })
             }
             Plan::Range { start, end, pos } => {
@@ -603,6 +620,7 @@ impl Lowering {
                     prefix: Vec::new(),
                     offset: Some(offset),
                     len: Some(len),
+                    refs: 1,
                 })
             }
             Plan::Map(inner, closure) => {
@@ -631,7 +649,8 @@ impl Lowering {
                 let (cond, nodes) = self.collect(|this| {
                     this.scopes.push();
                     this.closures += 1;
-                    let item = this.share(&item);
+                    // The closure of `filter` takes a reference to the item.
+                    let item = with_item_refs(this.share(&item), &|refs| refs + 1);
                     if let Some(pat) = closure.inputs.first() {
                         this.bind(pat, item);
                     }
@@ -694,7 +713,10 @@ impl Lowering {
     /// Binds a pattern (`x`, `&x`, `(i, x)`, `_`, `x: &f64`) to an item.
     pub(super) fn bind(&mut self, pat: &Pat, item: Item<'_>) {
         match (pat, item) {
-            (Pat::Reference(reference), item) => self.bind(&reference.pat, item),
+            (Pat::Reference(reference), item) => {
+                let item = with_item_refs(item, &|refs| refs.saturating_sub(1));
+                self.bind(&reference.pat, item);
+            }
             (Pat::Type(typed), item) => self.bind(&typed.pat, item),
             (Pat::Paren(paren), item) => self.bind(&paren.pat, item),
             (Pat::Wild(_), _) => {}
@@ -884,10 +906,16 @@ impl Lowering {
 /// Replaces every position of a plan by `f(position)`: an adapter applied on top.
 fn substitute<'a>(plan: Plan<'a>, f: &dyn Fn(Pos) -> Pos) -> Plan<'a> {
     match plan {
-        Plan::Element { var, prefix, pos } => Plan::Element {
+        Plan::Element {
+            var,
+            prefix,
+            pos,
+            refs,
+        } => Plan::Element {
             var,
             prefix,
             pos: replace_counter(pos, f),
+            refs,
         },
         Plan::Range { start, end, pos } => Plan::Range {
             start,
@@ -908,6 +936,40 @@ fn substitute<'a>(plan: Plan<'a>, f: &dyn Fn(Pos) -> Pos) -> Plan<'a> {
             size,
         },
         Plan::Map(inner, closure) => Plan::Map(Box::new(substitute(*inner, f)), closure),
+    }
+}
+
+/// A plan whose elements are yielded with `f(refs)` references (`iter`, `&xs`, `copied`).
+fn with_refs<'a>(plan: Plan<'a>, f: &dyn Fn(usize) -> usize) -> Plan<'a> {
+    match plan {
+        Plan::Element {
+            var,
+            prefix,
+            pos,
+            refs,
+        } => Plan::Element {
+            var,
+            prefix,
+            pos,
+            refs: f(refs),
+        },
+        Plan::Tuple(plans) => Plan::Tuple(plans.into_iter().map(|p| with_refs(p, f)).collect()),
+        plan => plan,
+    }
+}
+
+/// An item whose aliases are `f(refs)` references from their elements: a reference
+/// pattern `&row` takes one off, the closure of `filter` adds one.
+fn with_item_refs<'a>(item: Item<'a>, f: &dyn Fn(usize) -> usize) -> Item<'a> {
+    match item {
+        Item::Alias(alias) => Item::Alias(Alias {
+            refs: f(alias.refs),
+            ..alias
+        }),
+        Item::Tuple(items) => {
+            Item::Tuple(items.into_iter().map(|i| with_item_refs(i, f)).collect())
+        }
+        item => item,
     }
 }
 

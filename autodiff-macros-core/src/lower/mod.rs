@@ -151,6 +151,12 @@ struct Lowering {
     aliases: HashMap<VarId, Alias>,
     /// The loops around the code being lowered, innermost last.
     loops: Vec<LoopContext>,
+    /// How many loop bodies enclose the code being lowered: those of `loops`, and those of
+    /// `for` loops over constant ranges, which have no context since nothing leaves them.
+    loop_bodies: usize,
+    /// Local vectors `vec![c; n]` declared in a loop body: the sweep sizes their adjoints
+    /// by the length they start with, so `push` cannot grow them.
+    loop_vectors: Vec<VarId>,
     /// `return` anywhere but at the end: the result variable and the flag that ends the
     /// function.
     early_return: Option<(VarId, VarId)>,
@@ -161,6 +167,9 @@ struct Lowering {
     flag_depth: HashMap<VarId, usize>,
     /// Parameters whose type was rejected: their uses are not reported again.
     silent: Vec<VarId>,
+    /// Parameters declared as references (`w: &[f64; 3]`, slices): a loop over one yields
+    /// references to its elements.
+    references: Vec<VarId>,
     /// How many closure bodies enclose the code being lowered.
     closures: usize,
     /// The fields of struct parameters, each a variable of its own.
@@ -198,6 +207,11 @@ struct Alias {
     offset: Option<VarId>,
     /// The length, for `.len()` of a window or chunk.
     len: Option<VarId>,
+    /// How many references the name is away from the element: 1 for `for row in m` or
+    /// `m.iter()` (a `&[f64; 2]`), 0 for `for &row in m` or `.copied()` (the row itself),
+    /// 2 in `.filter(|row| …)`. A row passed whole to a call is passed as a reference when
+    /// the argument as written is one (`dot(row, x)`, `dot(&row, x)`).
+    refs: usize,
 }
 
 /// A loop being lowered, for `break` and `continue`.

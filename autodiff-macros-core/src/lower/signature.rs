@@ -199,6 +199,9 @@ impl Lowering {
             self.vars[var].is_param = true;
             self.vars[var].slice = slice;
             self.vars[var].mutable = mutable;
+            if matches!(ty, Type::Reference(_)) {
+                self.references.push(var);
+            }
             let differentiable = kind == VarKind::Real;
             params.push(Param {
                 ident,

@@ -646,18 +646,20 @@ impl Lowering {
             );
             return;
         }
-        if !self.recomputable(len) && self.blocks.len() > 1 {
+        if !self.recomputable(len) && self.loop_bodies > 0 {
             self.error(
                 &repeat.len,
-                "inside a loop or a branch, the length of a local vector must be computed from \
-                 parameters, loop variables and constants (the reverse sweep sizes its adjoint \
-                 again)",
+                "inside a loop, the length of a local vector must be computed from parameters, \
+                 loop variables and constants (the reverse sweep sizes its adjoint again)",
             );
             return;
         }
         let var = self.declare_named(ident, VarKind::Real, dims, Num::Real);
         self.vars[var].slice = true;
         self.vars[var].mutable = mutable;
+        if self.loop_bodies > 0 {
+            self.loop_vectors.push(var);
+        }
         self.emit(Stmt::Let {
             var,
             value: Some(value),
@@ -795,15 +797,17 @@ impl Lowering {
     }
 
     /// `let mut v = Vec::with_capacity(n);` (or `Vec::new()`), filled by `v.push(x)`. Its
-    /// adjoint is sized by its final length, so it must be declared at the top of the
-    /// function.
+    /// adjoint is sized by its final length: read at the end of the function, or saved at
+    /// the end of the branch that declares it (a branch, or what runs after an early
+    /// `return`). In a loop there would be one length per iteration: not supported.
     fn growing_vector(&mut self, ident: Option<&Ident>, call: &syn::ExprCall, mutable: bool) {
         self.needs_alloc(&call.func, "a local vector");
-        if self.blocks.len() > 1 {
+        if self.loop_bodies > 0 {
             self.error(
                 call,
-                "#[grad] supports a vector filled by `push` only at the top of the function \
-                 body (not in a loop or a branch); inside, use `vec![0.0; n]` and assign",
+                "#[grad] supports a vector filled by `push` only outside loops (at the top of \
+                 the function, in a branch, or after an early `return`); in a loop, use \
+                 `vec![0.0; n]` and assign",
             );
             return;
         }
@@ -837,6 +841,14 @@ impl Lowering {
                 this.error(
                     call,
                     "#[grad] supports `push` of one `f64` onto a local vector",
+                );
+                return None;
+            }
+            if this.loop_vectors.contains(&var) {
+                this.error(
+                    call,
+                    "#[grad] does not support `push` onto a vector declared in a loop; make it \
+                     long enough with `vec![0.0; n]` and assign its elements",
                 );
                 return None;
             }

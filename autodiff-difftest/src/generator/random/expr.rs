@@ -454,9 +454,12 @@ impl Gen {
         out
     }
 
-    /// An array of `n` numbers passed whole (`&w`, `w`, `&m[1]`), if one is in scope.
+    /// An array of `n` numbers passed whole (`&w`, `w`, `&m[1]`), if one is in scope; a
+    /// row bound by a loop (`x` of `for x in m.iter()`, `*x` to a callee taking the array
+    /// by value) in half the calls where one is.
     pub(super) fn whole_array(&mut self, n: usize, pass: Pass) -> Option<String> {
         let mut options = Vec::new();
+        let mut rows = Vec::new();
         for v in self.arrays() {
             if let Kind::Array {
                 len: ALen::Fixed(len),
@@ -469,23 +472,20 @@ impl Gen {
                     continue;
                 }
                 let amp = if pass == Pass::Value { "" } else { "&" };
-                // A row bound by a loop (`for x in m.iter()`, named `x…`/`y…`) is passed
-                // only dereferenced: `#[grad]` passes one written bare (`g(x)`) as the row
-                // itself, not the reference it is.
-                let row = *owner == Owner::Borrowed
-                    && (v.name.starts_with('x') || v.name.starts_with('y'));
-                if row && pass != Pass::Value {
-                    continue;
-                }
                 match inner {
                     None if len.value() == n => {
-                        if *owner == Owner::Borrowed && pass == Pass::Value {
-                            options.push(format!("*{}", v.name));
+                        let text = if *owner == Owner::Borrowed && pass == Pass::Value {
+                            format!("*{}", v.name)
                         } else if *owner == Owner::Borrowed {
-                            options.push(v.name.clone());
+                            v.name.clone()
                         } else {
-                            options.push(format!("{amp}{}", v.name));
+                            format!("{amp}{}", v.name)
+                        };
+                        // Loops name what they bind `x…` and `y…`; parameters are `w…`.
+                        if v.name.starts_with('x') || v.name.starts_with('y') {
+                            rows.push(text.clone());
                         }
+                        options.push(text);
                     }
                     Some(k) if *k == n && !local => {
                         let row = self.rng.random_range(0..len.value());
@@ -495,7 +495,9 @@ impl Gen {
                 }
             }
         }
-        if options.is_empty() {
+        if !rows.is_empty() && self.chance(0.5) {
+            Some(self.pick(&rows))
+        } else if options.is_empty() {
             None
         } else {
             Some(self.pick(&options))

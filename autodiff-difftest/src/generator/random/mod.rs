@@ -702,6 +702,44 @@ fn random_function(g: &mut Gen, name: &str, role: Role) -> Function {
             mutable: false,
         });
     }
+    // Rows of the length a helper takes, in half the functions under test that have none
+    // and call such a helper: loops over them pass a row whole (`h(x, ..)` of
+    // `for x in w.iter()`, see `row_call`).
+    let row_length = g
+        .helpers
+        .iter()
+        .flat_map(|h| &h.params)
+        .find_map(|p| match p {
+            ParamKind::Real(Shape::Array(Len::Generic(_)), _) => Some(None),
+            ParamKind::Real(Shape::Array(n), _) => Some(Some(n.value())),
+            _ => None,
+        });
+    let has_rows = params.iter().any(|p| {
+        matches!(
+            p.kind,
+            ParamKind::Real(Shape::Nested(..) | Shape::Rows(_), _)
+        )
+    });
+    if let (false, false, Some(row_length)) = (helper, has_rows, row_length) {
+        if g.chance(0.5) {
+            let k = row_length.unwrap_or_else(|| g.rng.random_range(1..4));
+            let kind = if g.chance(0.5) {
+                let pass = if g.chance(0.5) {
+                    Pass::Value
+                } else {
+                    Pass::Ref
+                };
+                ParamKind::Real(Shape::Nested(g.length(), k), pass)
+            } else {
+                ParamKind::Real(Shape::Rows(k), Pass::Ref)
+            };
+            params.push(Param {
+                name: String::new(),
+                kind,
+                mutable: false,
+            });
+        }
+    }
     if !helper && g.structure.is_some() {
         let at = g.rng.random_range(0..=params.len());
         params.insert(

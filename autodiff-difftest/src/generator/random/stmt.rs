@@ -63,7 +63,7 @@ impl Gen {
             self.tuple_call(out);
             return;
         }
-        if extra >= 90 && depth == 0 && self.control == 0 && !may_return(out) {
+        if extra >= 90 && depth == 0 && self.control == 0 {
             self.push_vector(out);
             return;
         }
@@ -438,8 +438,10 @@ impl Gen {
             value: false,
         });
         self.control += 1;
+        let mut body = Vec::new();
+        self.row_call(&mut body);
         let n = self.rng.random_range(1..4);
-        let body = self.block(depth + 1, n);
+        body.extend(self.block(depth + 1, n));
         self.control -= 1;
         self.loops.pop();
         self.frozen.truncate(frozen);
@@ -450,6 +452,57 @@ impl Gen {
             iter,
             body,
         });
+    }
+
+    /// First in a loop body where a row bound by a loop is in scope (`x` of
+    /// `for x in m.iter()`, `for &x in m`): `let v = h(…);` of a helper taking an array of
+    /// the row's length, to which the row is passed as written half the time (`x`, or `*x`
+    /// to a helper taking the array by value; see `whole_array`).
+    fn row_call(&mut self, body: &mut Vec<Stmt>) {
+        // Loops name what they bind `x…` and `y…`; parameters are `w…`.
+        let rows: Vec<usize> = self
+            .arrays()
+            .into_iter()
+            .filter_map(|v| match v.kind {
+                Kind::Array {
+                    len: ALen::Fixed(len),
+                    inner: None,
+                    owner: Owner::Borrowed | Owner::Array,
+                    local: false,
+                } if v.name.starts_with('x') || v.name.starts_with('y') => Some(len.value()),
+                _ => None,
+            })
+            .collect();
+        if rows.is_empty() {
+            return;
+        }
+        let takes_a_row = |h: &Helper| {
+            h.params.iter().any(|p| match p {
+                ParamKind::Real(Shape::Array(Len::Generic(_)), _) => true,
+                ParamKind::Real(Shape::Array(n), _) => rows.contains(&n.value()),
+                _ => false,
+            })
+        };
+        let helpers: Vec<(String, Helper)> = self
+            .callable(1)
+            .into_iter()
+            .filter(|(_, h)| takes_a_row(h))
+            .collect();
+        if helpers.is_empty() {
+            return;
+        }
+        let (name, helper) = self.pick(&helpers);
+        let Some(args) = self.call_args(&helper, 1) else {
+            return;
+        };
+        let v = self.fresh("v");
+        body.push(Stmt::Let {
+            name: v.clone(),
+            mutable: false,
+            annotated: false,
+            init: Expr::Call(name, args),
+        });
+        self.declare(&v, Kind::Real { deref: false }, false);
     }
 
     /// The pattern and iterable of a `for` loop; declares what the pattern binds.
@@ -521,7 +574,18 @@ impl Gen {
             self.declare(&i, Kind::Int { hi }, false);
             return (i, text);
         }
-        let src = self.pick(&arrays);
+        // Over rows half the time there are some (a row may then be passed whole, see
+        // `row_call`).
+        let nested: Vec<Var> = arrays
+            .iter()
+            .filter(|v| matches!(v.kind, Kind::Array { inner: Some(_), .. }))
+            .cloned()
+            .collect();
+        let src = if !nested.is_empty() && self.chance(0.5) {
+            self.pick(&nested)
+        } else {
+            self.pick(&arrays)
+        };
         self.frozen.push(src.name.clone());
         let Kind::Array {
             len, inner, owner, ..
@@ -808,9 +872,11 @@ impl Gen {
         out.push(Stmt::LetTuple(names, TupleInit::Call(name, args)));
     }
 
-    /// At the top of a function: `let mut v = Vec::with_capacity(n);` (or `Vec::new()`),
-    /// filled by `push` in a loop (and maybe before and after it, or under a condition);
-    /// then read like any array, of the length it has for certain.
+    /// In the function's body, outside loops and branches (maybe after an early `return`,
+    /// where `#[grad]` declares it in the block that runs while nothing has returned):
+    /// `let mut v = Vec::with_capacity(n);` (or `Vec::new()`), filled by `push` in a loop
+    /// (and maybe before and after it, or under a condition); then read like any array,
+    /// of the length it has for certain.
     pub(super) fn push_vector(&mut self, out: &mut Vec<Stmt>) {
         let name = self.fresh("v");
         let arrays: Vec<Var> = self
@@ -932,23 +998,4 @@ impl Gen {
             false,
         );
     }
-}
-
-/// Whether a statement of `stmts` may `return`: `#[grad]` lowers what follows it into a
-/// block of its own (run while nothing has returned), where a vector filled by `push`
-/// cannot be declared.
-fn may_return(stmts: &[Stmt]) -> bool {
-    stmts.iter().any(|s| match s {
-        Stmt::Return(_) => true,
-        Stmt::For { body, .. }
-        | Stmt::While(_, body)
-        | Stmt::Loop { body, .. }
-        | Stmt::Block(body) => may_return(body),
-        Stmt::If(branches, otherwise) => {
-            branches.iter().any(|(_, b)| may_return(b))
-                || otherwise.as_deref().is_some_and(may_return)
-        }
-        Stmt::Match(m) => m.arms.iter().any(|(_, _, b)| may_return(b)),
-        _ => false,
-    })
 }
