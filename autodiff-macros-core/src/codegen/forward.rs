@@ -207,15 +207,7 @@ impl Generator<'_> {
                     let add = self.add_lanes(&sums, None);
                     return quote!(#snapshots #declare #run #add #after);
                 }
-                let (head, rotate, add) = if sums.is_empty() {
-                    Default::default()
-                } else {
-                    (
-                        quote!(let #lane = 0usize;),
-                        lanes::rotate_lanes(&sums),
-                        self.add_lanes(&sums, Some(&trips)),
-                    )
-                };
+                let (head, rotate, add) = self.rotated_lanes(&sums, &lane, &trips);
                 quote! {
                     #snapshots
                     #declare
@@ -384,15 +376,7 @@ impl Generator<'_> {
                 #save
             };
         }
-        let (head, rotate, add) = if sums.is_empty() {
-            Default::default()
-        } else {
-            (
-                quote!(let #lane = 0usize;),
-                lanes::rotate_lanes(&sums),
-                self.add_lanes(&sums, Some(&trips_value)),
-            )
-        };
+        let (head, rotate, add) = self.rotated_lanes(&sums, &lane, &trips_value);
         quote! {
             #nodes
             #count_let

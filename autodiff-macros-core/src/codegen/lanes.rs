@@ -297,16 +297,32 @@ impl Generator<'_> {
             }
         }
     }
-}
 
-/// A loop's lanes rotated by one: the lane that took this iteration's term goes last, so
-/// the next iteration adds to the next lane (for loops written once, not per lane).
-pub(super) fn rotate_lanes(sums: &[VarId]) -> TokenStream {
-    sums.iter()
-        .map(|&acc| {
-            let lanes = lanes_slot(acc);
-            let turned = (1..LANES).chain([0]).map(syn::Index::from);
-            quote!(#lanes = [#(#lanes[#turned]),*];)
-        })
-        .collect()
+    /// A loop written once whose `sums` rotate through their lanes: what starts each
+    /// iteration (its lane is the first), what ends it (the lanes rotate by one, so the
+    /// next iteration adds to the next lane), and what follows the loop (the lanes, put
+    /// back in order after `rotations` turns, added to the sums). Nothing for no sums.
+    pub(super) fn rotated_lanes(
+        &self,
+        sums: &[VarId],
+        lane: &Ident,
+        rotations: &TokenStream,
+    ) -> (TokenStream, TokenStream, TokenStream) {
+        if sums.is_empty() {
+            return Default::default();
+        }
+        let rotate = sums
+            .iter()
+            .map(|&acc| {
+                let lanes = lanes_slot(acc);
+                let turned = (1..LANES).chain([0]).map(syn::Index::from);
+                quote!(#lanes = [#(#lanes[#turned]),*];)
+            })
+            .collect();
+        (
+            quote!(let #lane = 0usize;),
+            rotate,
+            self.add_lanes(sums, Some(rotations)),
+        )
+    }
 }
