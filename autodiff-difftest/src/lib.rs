@@ -105,6 +105,11 @@ pub struct Case {
     /// A function of it is `#[grad(reassociate)]`: the gradient's value may differ from
     /// the original's in the last bits.
     pub reassociate: bool,
+    /// It calls `powi`. In a release build LLVM may evaluate a `powi` of constants at
+    /// compile time, rounded differently from the run-time call (the guide's "Semantics"),
+    /// in the original, its gradient or its twin: their values may then differ in the last
+    /// bit.
+    pub powi: bool,
     /// The original function.
     pub original: fn(&Args) -> f64,
     /// The `#[grad]` gradient: the value and the partials, flattened.

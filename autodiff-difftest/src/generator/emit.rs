@@ -199,13 +199,14 @@ pub fn case(name: &str, program: &Program) -> String {
         .map(|i| i.to_string())
         .collect();
     format!(
-        "Case {{ name: {name:?}, params: &[{}], partials: &[{}], slice_min: {}, differences: {}, single: {}, reassociate: {}, original: {name}::original, gradient: {name}::gradient, tape: {name}::tape }},\n",
+        "Case {{ name: {name:?}, params: &[{}], partials: &[{}], slice_min: {}, differences: {}, single: {}, reassociate: {}, powi: {}, original: {name}::original, gradient: {name}::gradient, tape: {name}::tape }},\n",
         params.join(", "),
         partials.join(", "),
         program.slice_min,
         program.differences_apply(),
         program.single,
         program.reassociates(),
+        module(name, program).contains(".powi("),
     )
 }
 
