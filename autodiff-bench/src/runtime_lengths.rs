@@ -86,6 +86,30 @@ pub struct Target {
     pub at_most: Option<f64>,
 }
 
+impl Target {
+    /// The ratio of contender `numerator` to contender `denominator`, met at `limit` or
+    /// below.
+    #[must_use]
+    pub const fn at_most(numerator: usize, denominator: usize, limit: f64) -> Self {
+        Self {
+            numerator,
+            denominator,
+            at_most: Some(limit),
+        }
+    }
+
+    /// The ratio of contender `numerator` to contender `denominator`, shown for
+    /// information.
+    #[must_use]
+    pub const fn shown(numerator: usize, denominator: usize) -> Self {
+        Self {
+            numerator,
+            denominator,
+            at_most: None,
+        }
+    }
+}
+
 /// Contenders computing the same gradient, and the targets for their ratios.
 pub struct Comparison {
     /// A short name.
@@ -158,7 +182,7 @@ pub fn measure(comparison: &Comparison, rounds: usize, batch: Duration) -> Vec<f
 pub mod moons {
     use super::moons_model::{
         init, loss_backprop, loss_backprop_dense, loss_grad, loss_slices_grad,
-        loss_slices_grad_into, moons, Mlp, HIDDEN, INPUTS, L1, L2, L3, PARAMS,
+        loss_slices_grad_into, moons, Mlp, HIDDEN, INPUTS, L1, L2, L3, PARAMS, SAMPLES,
     };
     use super::*;
 
@@ -233,11 +257,7 @@ pub mod moons {
     /// hand-written backpropagation (`sparse`: the one that skips) of each block: the mean
     /// of the blocks' losses and gradients, which is the loss over all samples.
     #[must_use]
-    pub fn by_blocks(
-        p: &[f64; PARAMS],
-        blocks: &[([[f64; 2]; 100], [f64; 100])],
-        sparse: bool,
-    ) -> (f64, [f64; PARAMS]) {
+    pub fn by_blocks(p: &[f64; PARAMS], blocks: &[Block], sparse: bool) -> (f64, [f64; PARAMS]) {
         let mut value = 0.0;
         let mut gradient = [0.0; PARAMS];
         for (xs, ys) in blocks {
@@ -258,6 +278,19 @@ pub mod moons {
         (value * scale, gradient)
     }
 
+    /// `count` copies of the moons data set ([`SAMPLES`] each) with fresh noise, and all
+    /// their samples and labels in one run each.
+    #[must_use]
+    pub fn blocks(count: usize) -> (Vec<Block>, Vec<[f64; 2]>, Vec<f64>) {
+        let blocks: Vec<Block> = (0..count).map(|k| moons(1337 + k as u64)).collect();
+        let xs = blocks.iter().flat_map(|b| b.0).collect();
+        let ys = blocks.iter().flat_map(|b| b.1).collect();
+        (blocks, xs, ys)
+    }
+
+    /// One copy of the moons data set: its samples and their labels.
+    pub type Block = ([[f64; 2]; SAMPLES], [f64; SAMPLES]);
+
     /// The slice loss on `samples` samples (copies of the moons data set with fresh
     /// noise), against the hand-written backpropagations run on each block of 100
     /// samples and averaged (the same mean loss and gradient): how the time grows with
@@ -265,10 +298,8 @@ pub mod moons {
     /// workspace holds 520 bytes a sample).
     #[must_use]
     pub fn scaled(samples: usize) -> Comparison {
-        let blocks: Vec<_> = (0..samples / 100).map(|k| moons(1337 + k as u64)).collect();
-        let xs: Rc<Vec<[f64; 2]>> = Rc::new(blocks.iter().flat_map(|b| b.0).collect());
-        let ys: Rc<Vec<f64>> = Rc::new(blocks.iter().flat_map(|b| b.1).collect());
-        let blocks = Rc::new(blocks);
+        let (blocks, xs, ys) = blocks(samples / SAMPLES);
+        let (blocks, xs, ys) = (Rc::new(blocks), Rc::new(xs), Rc::new(ys));
         let p = init(7);
         let batched = {
             let (xs, ys) = (Rc::clone(&xs), Rc::clone(&ys));
@@ -313,21 +344,9 @@ pub mod moons {
             ],
             into_calls: Vec::new(),
             targets: vec![
-                Target {
-                    numerator: 0,
-                    denominator: 1,
-                    at_most: Some(1.2),
-                },
-                Target {
-                    numerator: 0,
-                    denominator: 2,
-                    at_most: None,
-                },
-                Target {
-                    numerator: 0,
-                    denominator: 3,
-                    at_most: Some(1.2),
-                },
+                Target::at_most(0, 1, 1.2),
+                Target::shown(0, 2),
+                Target::at_most(0, 3, 1.2),
             ],
         }
     }
@@ -422,36 +441,12 @@ pub mod moons {
                 Contender::new("Mlp::loss_grad_into", struct_into),
             ],
             targets: vec![
-                Target {
-                    numerator: 0,
-                    denominator: 1,
-                    at_most: Some(1.2),
-                },
-                Target {
-                    numerator: 0,
-                    denominator: 2,
-                    at_most: Some(1.2),
-                },
-                Target {
-                    numerator: 4,
-                    denominator: 1,
-                    at_most: None,
-                },
-                Target {
-                    numerator: 5,
-                    denominator: 1,
-                    at_most: None,
-                },
-                Target {
-                    numerator: 6,
-                    denominator: 0,
-                    at_most: Some(1.05),
-                },
-                Target {
-                    numerator: 1,
-                    denominator: 7,
-                    at_most: Some(1.15),
-                },
+                Target::at_most(0, 1, 1.2),
+                Target::at_most(0, 2, 1.2),
+                Target::shown(4, 1),
+                Target::shown(5, 1),
+                Target::at_most(6, 0, 1.05),
+                Target::at_most(1, 7, 1.15),
             ],
         }
     }
@@ -558,11 +553,7 @@ pub mod chain {
                 Contender::new("chain_loss_grad_into", into(chain_loss_grad_into)),
                 Contender::new("index_loss_grad_into", into(index_loss_grad_into)),
             ],
-            targets: vec![Target {
-                numerator: 0,
-                denominator: 1,
-                at_most: Some(1.1),
-            }],
+            targets: vec![Target::at_most(0, 1, 1.1)],
         }
     }
 }
@@ -712,26 +703,10 @@ pub mod trip_count {
                 Contender::new("discounted_grad_into", slice(xs)),
             ],
             targets: vec![
-                Target {
-                    numerator: 0,
-                    denominator: 1,
-                    at_most: Some(1.3),
-                },
-                Target {
-                    numerator: 2,
-                    denominator: 3,
-                    at_most: Some(1.3),
-                },
-                Target {
-                    numerator: 4,
-                    denominator: 1,
-                    at_most: None,
-                },
-                Target {
-                    numerator: 5,
-                    denominator: 3,
-                    at_most: None,
-                },
+                Target::at_most(0, 1, 1.3),
+                Target::at_most(2, 3, 1.3),
+                Target::shown(4, 1),
+                Target::shown(5, 3),
             ],
         }
     }
@@ -794,31 +769,11 @@ pub mod wide {
                 }
             })],
             targets: vec![
-                Target {
-                    numerator: 0,
-                    denominator: 1,
-                    at_most: Some(1.2),
-                },
-                Target {
-                    numerator: 0,
-                    denominator: 2,
-                    at_most: None,
-                },
-                Target {
-                    numerator: 0,
-                    denominator: 3,
-                    at_most: None,
-                },
-                Target {
-                    numerator: 4,
-                    denominator: 3,
-                    at_most: None,
-                },
-                Target {
-                    numerator: 4,
-                    denominator: 0,
-                    at_most: None,
-                },
+                Target::at_most(0, 1, 1.2),
+                Target::shown(0, 2),
+                Target::shown(0, 3),
+                Target::shown(4, 3),
+                Target::shown(4, 0),
             ],
         }
     }

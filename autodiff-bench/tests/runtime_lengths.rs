@@ -28,11 +28,9 @@ fn moons_contenders_agree() {
 
 #[test]
 fn moons_by_blocks_agrees_with_the_slices() {
-    use autodiff_bench::runtime_lengths::moons::by_blocks;
-    use moons_model::{init, loss_slices_grad, moons};
-    let blocks: Vec<_> = (0..10).map(|k| moons(1337 + k)).collect();
-    let xs: Vec<[f64; 2]> = blocks.iter().flat_map(|b| b.0).collect();
-    let ys: Vec<f64> = blocks.iter().flat_map(|b| b.1).collect();
+    use autodiff_bench::runtime_lengths::moons::{blocks, by_blocks};
+    use moons_model::{init, loss_slices_grad};
+    let (blocks, xs, ys) = blocks(10);
     let p = init(7);
     let (value, grad) = loss_slices_grad(&p, &xs, &ys);
     for sparse in [false, true] {
@@ -101,10 +99,9 @@ fn run_time_and_constant_trip_counts_agree() {
 
 #[test]
 fn the_batched_backpropagation_agrees_with_the_moons_gradient() {
-    use moons_model::{init, loss_slices_grad, moons, ALPHA, HIDDEN};
-    let blocks: Vec<_> = (0..3).map(|k| moons(1337 + k)).collect();
-    let xs: Vec<[f64; 2]> = blocks.iter().flat_map(|b| b.0).collect();
-    let ys: Vec<f64> = blocks.iter().flat_map(|b| b.1).collect();
+    use autodiff_bench::runtime_lengths::moons::blocks;
+    use moons_model::{init, loss_slices_grad, ALPHA, HIDDEN};
+    let (_, xs, ys) = blocks(3);
     let p = init(7);
     let (value, grad) = loss_slices_grad(&p, &xs, &ys);
     let (v, g) = autodiff_bench::batched::loss_and_gradient(HIDDEN, ALPHA, &p, &xs, &ys);
