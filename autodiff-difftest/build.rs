@@ -41,8 +41,9 @@ fn main() {
         for index in (0..count).filter(|i| i % PARTS == part) {
             let program = generator::random::program(seed, index);
             let name = format!("p{index:06}");
-            modules.push_str(&generator::emit::module(&name, &program));
-            cases.push_str(&generator::emit::case(&name, &program));
+            let source = generator::emit::module(&name, &program);
+            cases.push_str(&generator::emit::case(&name, &program, &source));
+            modules.push_str(&source);
         }
         let mut out = String::new();
         let _ = writeln!(

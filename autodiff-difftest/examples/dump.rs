@@ -12,12 +12,10 @@ fn main() {
     };
     let program = autodiff_difftest::generator::random::program(seed, index);
     let name = format!("p{index:06}");
-    print!(
-        "{}",
-        autodiff_difftest::generator::emit::module(&name, &program)
-    );
+    let source = autodiff_difftest::generator::emit::module(&name, &program);
+    print!("{source}");
     print!(
         "// {}",
-        autodiff_difftest::generator::emit::case(&name, &program)
+        autodiff_difftest::generator::emit::case(&name, &program, &source)
     );
 }

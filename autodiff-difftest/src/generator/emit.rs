@@ -27,28 +27,24 @@ pub fn module(name: &str, program: &Program) -> String {
     if let Some(def) = &program.structure {
         s.push_str(&structure(def));
     }
-    for f in &program.helpers {
-        s.push_str(&render_function(f, Target::Grad, false, single));
-    }
-    if !program.methods.is_empty() {
-        let _ = writeln!(s, "#[grad]\nimpl {STRUCT} {{");
-        for f in &program.methods {
-            s.push_str(&render_function(f, Target::Grad, false, single));
+    // The functions as written, then their `Tape` twins (the methods in an `impl` of the
+    // struct, or of its twin).
+    for (target, methods_of) in [
+        (Target::Grad, format!("#[grad]\nimpl {STRUCT}")),
+        (Target::Tape, format!("impl<'t> {STRUCT}Tape<'t>")),
+    ] {
+        for f in &program.helpers {
+            s.push_str(&render_function(f, target, false, single));
         }
-        s.push_str("}\n");
-    }
-    s.push_str(&render_function(&program.main, Target::Grad, true, single));
-    for f in &program.helpers {
-        s.push_str(&render_function(f, Target::Tape, false, single));
-    }
-    if !program.methods.is_empty() {
-        let _ = writeln!(s, "impl<'t> {STRUCT}Tape<'t> {{");
-        for f in &program.methods {
-            s.push_str(&render_function(f, Target::Tape, false, single));
+        if !program.methods.is_empty() {
+            let _ = writeln!(s, "{methods_of} {{");
+            for f in &program.methods {
+                s.push_str(&render_function(f, target, false, single));
+            }
+            s.push_str("}\n");
         }
-        s.push_str("}\n");
+        s.push_str(&render_function(&program.main, target, true, single));
     }
-    s.push_str(&render_function(&program.main, Target::Tape, true, single));
     let main = &program.main;
     let args: Vec<String> = main
         .params
@@ -157,8 +153,9 @@ fn tape_leaf(i: usize, p: &Param) -> (Option<String>, String) {
     (Some(format!("let p{i} = {init};")), format!("{amp}p{i}"))
 }
 
-/// The entry of the table of cases for the module `name`.
-pub fn case(name: &str, program: &Program) -> String {
+/// The entry of the table of cases for the module `name`, whose source ([`module`]) is
+/// `source`.
+pub fn case(name: &str, program: &Program, source: &str) -> String {
     let params: Vec<String> = program
         .main
         .params
@@ -206,7 +203,7 @@ pub fn case(name: &str, program: &Program) -> String {
         program.differences_apply(),
         program.single,
         program.reassociates(),
-        module(name, program).contains(".powi("),
+        source.contains(".powi("),
     )
 }
 

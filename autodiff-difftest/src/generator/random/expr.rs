@@ -430,8 +430,10 @@ impl Gen {
             || matches!(len, Len::Generic(_)))
     }
 
-    /// The lengths of the arrays and rows that could be passed whole here.
-    pub(super) fn whole_lengths(&self) -> Vec<usize> {
+    /// The arrays of constant length that could be passed whole here, or their rows:
+    /// each with its length, its rows' length (`None` for numbers), its owner and whether
+    /// it is a local.
+    fn whole_arrays(&self) -> Vec<(Var, usize, Option<usize>, Owner, bool)> {
         let mut out = Vec::new();
         for v in self.arrays() {
             if let Kind::Array {
@@ -441,17 +443,25 @@ impl Gen {
                 local,
             } = &v.kind
             {
-                if !self.passable_whole(&v, len, owner, *local) {
-                    continue;
-                }
-                match inner {
-                    None => out.push(len.value()),
-                    Some(k) if !local => out.push(*k),
-                    _ => {}
+                if self.passable_whole(&v, len, owner, *local) {
+                    let (len, inner, owner, local) = (len.value(), *inner, *owner, *local);
+                    out.push((v, len, inner, owner, local));
                 }
             }
         }
         out
+    }
+
+    /// The lengths of the arrays and rows that could be passed whole here.
+    pub(super) fn whole_lengths(&self) -> Vec<usize> {
+        self.whole_arrays()
+            .into_iter()
+            .filter_map(|(_, len, inner, _, local)| match inner {
+                None => Some(len),
+                Some(k) if !local => Some(k),
+                _ => None,
+            })
+            .collect()
     }
 
     /// An array of `n` numbers passed whole (`&w`, `w`, `&m[1]`), if one is in scope; a
@@ -460,39 +470,28 @@ impl Gen {
     pub(super) fn whole_array(&mut self, n: usize, pass: Pass) -> Option<String> {
         let mut options = Vec::new();
         let mut rows = Vec::new();
-        for v in self.arrays() {
-            if let Kind::Array {
-                len: ALen::Fixed(len),
-                inner,
-                owner,
-                local,
-            } = &v.kind
-            {
-                if !self.passable_whole(&v, len, owner, *local) {
-                    continue;
-                }
-                let amp = if pass == Pass::Value { "" } else { "&" };
-                match inner {
-                    None if len.value() == n => {
-                        let text = if *owner == Owner::Borrowed && pass == Pass::Value {
-                            format!("*{}", v.name)
-                        } else if *owner == Owner::Borrowed {
-                            v.name.clone()
-                        } else {
-                            format!("{amp}{}", v.name)
-                        };
-                        // Loops name what they bind `x…` and `y…`; parameters are `w…`.
-                        if v.name.starts_with('x') || v.name.starts_with('y') {
-                            rows.push(text.clone());
-                        }
-                        options.push(text);
+        let amp = if pass == Pass::Value { "" } else { "&" };
+        for (v, len, inner, owner, local) in self.whole_arrays() {
+            match inner {
+                None if len == n => {
+                    let text = if owner == Owner::Borrowed && pass == Pass::Value {
+                        format!("*{}", v.name)
+                    } else if owner == Owner::Borrowed {
+                        v.name.clone()
+                    } else {
+                        format!("{amp}{}", v.name)
+                    };
+                    // Loops name what they bind `x…` and `y…`; parameters are `w…`.
+                    if v.name.starts_with('x') || v.name.starts_with('y') {
+                        rows.push(text.clone());
                     }
-                    Some(k) if *k == n && !local => {
-                        let row = self.rng.random_range(0..len.value());
-                        options.push(format!("{amp}{}[{row}]", v.name));
-                    }
-                    _ => {}
+                    options.push(text);
                 }
+                Some(k) if k == n && !local => {
+                    let row = self.rng.random_range(0..len);
+                    options.push(format!("{amp}{}[{row}]", v.name));
+                }
+                _ => {}
             }
         }
         if !rows.is_empty() && self.chance(0.5) {
