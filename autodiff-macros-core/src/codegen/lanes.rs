@@ -110,8 +110,9 @@ fn accumulates(function: &Function, acc: VarId, value: NodeId) -> bool {
     }
 }
 
-/// Counts the reads of `acc` by nodes of `block`, and the statements that write or declare
-/// it, at any depth.
+/// Counts the reads of `acc` by nodes of `block`, at any depth, and the statements that
+/// write it. A declaration of it, or a write in a nested loop, counts twice: either rules it
+/// out (the caller wants one read and one write).
 fn uses(function: &Function, block: &[Stmt], acc: VarId, reads: &mut usize, writes: &mut usize) {
     for stmt in block {
         *reads += stmt
