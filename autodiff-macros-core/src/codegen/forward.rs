@@ -182,7 +182,7 @@ impl Generator<'_> {
                 let sums = lanes::sums(self.function, body);
                 let lane = lanes::lane_slot(*var);
                 let unrollable = !sums.is_empty() && lanes::unrollable(body);
-                let (body, saved_nothing) =
+                let (body, stateless) =
                     self.in_lanes(&sums, &lane, |this| this.forward_block(body));
                 let depth = self.loops.len();
                 let finished = self.loops.pop();
@@ -195,7 +195,7 @@ impl Generator<'_> {
                 };
                 let (snapshots, after) = self.after_loop(finished);
                 let declare = self.declare_lanes(&sums);
-                if unrollable && saved_nothing {
+                if unrollable && stateless {
                     let loops = quote!(::autodiff::__private::loops);
                     let n = if *inclusive {
                         quote!(#loops::count_inclusive(#start, #end))
@@ -279,7 +279,7 @@ impl Generator<'_> {
         let lane = lanes::lane_slot(counter);
         let unrollable =
             !sums.is_empty() && lanes::unrollable(body) && exits.is_empty() && count.is_some();
-        let (body, saved_nothing) = self.in_lanes(&sums, &lane, |this| this.forward_block(body));
+        let (body, stateless) = self.in_lanes(&sums, &lane, |this| this.forward_block(body));
         let depth = self.loops.len();
         let finished = self.loops.pop();
         let frame_size = if slab.is_some() {
@@ -359,7 +359,7 @@ impl Generator<'_> {
         };
         self.loop_trips.insert(counter, read);
         let declare = self.declare_lanes(&sums);
-        if unrollable && saved_nothing && frame_push.is_empty() {
+        if unrollable && stateless && frame_push.is_empty() {
             // Nothing saved, so no frame is written: the slab is taken for the sweep only.
             let bind = |k| quote!(let #index = #k;);
             let run = self.unrolled(&lane, &count_slot.to_token_stream(), &bind, &body);
