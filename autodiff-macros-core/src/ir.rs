@@ -271,6 +271,34 @@ pub fn writes(block: &[Stmt], written: &mut Vec<VarId>, declared: &mut Vec<VarId
     }
 }
 
+/// Collects the variables that `block` names, at any depth: those it reads (in its
+/// nodes), writes or declares.
+pub fn mentions(nodes: &[Node], block: &[Stmt], named: &mut Vec<VarId>) {
+    let mut declared = Vec::new();
+    writes(block, named, &mut declared);
+    named.extend(declared);
+    fn reads(nodes: &[Node], block: &[Stmt], named: &mut Vec<VarId>) {
+        for stmt in block {
+            named.extend(stmt.nodes().iter().filter_map(|&id| match &nodes[id].kind {
+                NodeKind::Read(place) => Some(place.var),
+                NodeKind::Len(var) => Some(*var),
+                _ => None,
+            }));
+            match stmt {
+                Stmt::For { body, .. } | Stmt::Loop { body, .. } => reads(nodes, body, named),
+                Stmt::If {
+                    then, otherwise, ..
+                } => {
+                    reads(nodes, then, named);
+                    reads(nodes, otherwise, named);
+                }
+                _ => {}
+            }
+        }
+    }
+    reads(nodes, block, named);
+}
+
 /// Whether `block` holds a loop, at any depth.
 pub fn has_loop(block: &[Stmt]) -> bool {
     block.iter().any(|stmt| match stmt {

@@ -399,6 +399,7 @@ fn sweep(function: &Function, activity: &Activity, seed: TokenStream) -> Sweep {
         slab_loops: HashMap::new(),
         aliases: HashMap::new(),
         var_aliases: HashMap::new(),
+        undeclared: std::collections::HashSet::new(),
         final_lengths: HashMap::new(),
     };
     let forward = gen.forward_block(&function.body);
@@ -818,6 +819,9 @@ struct Generator<'a> {
     /// Variables that get no slot of their own: a real scalar `let` that nothing
     /// reassigns is its value's slot (not `let __var_3 = __primal_4;`).
     var_aliases: HashMap<VarId, TokenStream>,
+    /// Adjoints of the outermost block's scalar variables that the sweep has not declared
+    /// yet (see `Generator::declare_before`).
+    undeclared: std::collections::HashSet<VarId>,
     /// Vectors declared in a branch whose length the forward pass saved at the end of the
     /// branch, with how the sweep reads it (see `save_final_lengths`).
     final_lengths: HashMap<VarId, TokenStream>,

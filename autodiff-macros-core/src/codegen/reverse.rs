@@ -40,6 +40,10 @@ impl Generator<'_> {
                 }
                 if v.slice && self.activity.var(*var) {
                     declarations.extend(self.vector_adjoint(*var, *value, nodes));
+                } else if top && self.activity.var(*var) && self.rebinds(*var) {
+                    // Declared where the sweep first needs it (`declare_before`,
+                    // `propagate`).
+                    self.undeclared.insert(*var);
                 } else {
                     declarations.extend(self.adjoint_declaration(*var));
                 }
@@ -47,6 +51,9 @@ impl Generator<'_> {
         }
         let mut statements = TokenStream::new();
         for stmt in block.iter().rev() {
+            if top {
+                statements.extend(self.declare_before(stmt));
+            }
             statements.extend(self.reverse_stmt(stmt));
         }
         if statements.is_empty() {
@@ -76,6 +83,30 @@ impl Generator<'_> {
             }
         };
         quote!(let mut #adjoint = ::autodiff::__private::vec![#element; #len];)
+    }
+
+    /// The declarations, as `-0.0`, of the not yet declared adjoints (of the outermost
+    /// block's scalar variables) that the reverse of `stmt` may name other than by adding
+    /// to them: a statement's seed, and any adjoint named in a loop or a branch. An
+    /// adjoint that is first added to is declared by that contribution instead
+    /// (`let mut a = t;`, see [`Self::propagate`]), so that each lives only from its first
+    /// contribution to its variable's definition, as the original's values do.
+    fn declare_before(&mut self, stmt: &Stmt) -> TokenStream {
+        let mut named = Vec::new();
+        match stmt {
+            Stmt::Let { var, .. } => named.push(*var),
+            Stmt::Unpack { vars, .. } => named.extend(vars),
+            Stmt::Assign { place, .. } | Stmt::Push { place, .. } => named.push(place.var),
+            Stmt::Eval { .. } | Stmt::Return { .. } | Stmt::SetFlag { .. } => {}
+            Stmt::For { .. } | Stmt::Loop { .. } | Stmt::If { .. } => {
+                crate::ir::mentions(&self.function.nodes, std::slice::from_ref(stmt), &mut named);
+            }
+        }
+        named.retain(|var| self.undeclared.remove(var));
+        named
+            .into_iter()
+            .map(|var| self.adjoint_declaration(var))
+            .collect()
     }
 
     pub(super) fn adjoint_declaration(&self, var: VarId) -> TokenStream {
@@ -383,13 +414,26 @@ impl Generator<'_> {
             before: TokenStream,
         }
         let nodes = &self.function.nodes;
-        let mut contributions = vec![Contribution {
-            target: root,
-            negate: false,
-            factor: None,
-            source: seed,
-            before: TokenStream::new(),
-        }];
+        // A seed that is a name or a number is the root's adjoint itself, without a copy
+        // (`let __adjoint_7 = __adjoint_var_2;`): every copy is one more local for rustc's
+        // MIR optimizations to merge. Not for a read, whose seed goes on to its variable,
+        // nor a pullback, whose call names its seed's binding, nor a tuple.
+        let root_seed = (lone_token(&seed)
+            && !matches!(
+                nodes[root].kind,
+                NodeKind::Read(_) | NodeKind::Pullback { .. } | NodeKind::Tuple(_)
+            ))
+        .then(|| seed.clone());
+        let mut contributions = Vec::new();
+        if root_seed.is_none() {
+            contributions.push(Contribution {
+                target: root,
+                negate: false,
+                factor: None,
+                source: seed,
+                before: TokenStream::new(),
+            });
+        }
         let mut pending = TokenStream::new();
         for &id in ids.iter().rev() {
             if !self.activity.node(id) {
@@ -429,7 +473,10 @@ impl Generator<'_> {
                     NodeKind::Call { .. } => (false, self.factors.get(&(id, real)).cloned()),
                     _ => (false, None),
                 };
-                let adjoint = slot("adjoint", id);
+                let adjoint = match &root_seed {
+                    Some(seed) if id == root => seed.clone(),
+                    _ => slot("adjoint", id).into_token_stream(),
+                };
                 let source = if let NodeKind::Tuple(_) = kind {
                     // Each part of a returned tuple gets its part of the seed.
                     let index = syn::Index::from(real);
@@ -466,10 +513,22 @@ impl Generator<'_> {
                     self.reached.push(place.var);
                 }
                 let target = self.place(place, self.adjoint_var(place.var));
-                out.extend(if c.negate {
-                    quote!(#target -= #term;)
+                let rebinds = place.indices.is_empty() && self.rebinds(place.var);
+                let first = rebinds && self.undeclared.remove(&place.var);
+                // `-0.0 + t` is `t` and `-0.0 - t` is `-t`, bit for bit.
+                let real = self.function.real;
+                let grouped = if lone_token(&term) {
+                    term.clone()
                 } else {
-                    quote!(#target += #term;)
+                    quote!((#term))
+                };
+                out.extend(match (first, rebinds, c.negate) {
+                    (true, _, true) => quote!(let mut #target: #real = -#term;),
+                    (true, _, false) => quote!(let mut #target: #real = #term;),
+                    (false, true, true) => quote!(let mut #target = #target - #grouped;),
+                    (false, true, false) => quote!(let mut #target = #target + #grouped;),
+                    (false, false, true) => quote!(#target -= #term;),
+                    (false, false, false) => quote!(#target += #term;),
                 });
                 continue;
             }
@@ -493,6 +552,25 @@ impl Generator<'_> {
         }
         out.extend(pending);
         out
+    }
+
+    /// Whether a contribution to the adjoint of `var` makes a new binding of it,
+    /// `let mut a = a + t;`, rather than adding to it, `a += t;`: for a real scalar
+    /// variable (not a field, nor a slice), outside loops and branches, where the
+    /// new binding is in the function's outermost block, so every later use sees it.
+    ///
+    /// The value is the same (`a += t` is `a = a + t`), but each adjoint is then assigned
+    /// once, as the original's values are: rustc's MIR optimizations (destination
+    /// propagation) took time quadratic in the number of adjoints that are assigned
+    /// again and again, 2.1 s of a 5,000-operation chain's build.
+    fn rebinds(&self, var: VarId) -> bool {
+        let v = &self.function.vars[var];
+        !self.scoped()
+            && v.kind == VarKind::Real
+            && v.dims.is_empty()
+            && !v.slice
+            && self.function.field(var).is_none()
+            && self.function.struct_param(var).is_none()
     }
 
     /// The sweep's call of a pullback: `g_vjp(args, adjoint, buffers)`, with a buffer for
@@ -714,4 +792,16 @@ struct WholeBuffer {
     adjoint: Option<TokenStream>,
     /// The argument is a whole slice (`&mut adjoint[..]`, scratch a `Vec`).
     whole_slice: bool,
+}
+
+/// Whether `tokens` is one name or one number.
+fn lone_token(tokens: &TokenStream) -> bool {
+    let mut trees = tokens.clone().into_iter();
+    matches!(
+        (trees.next(), trees.next()),
+        (
+            Some(proc_macro2::TokenTree::Ident(_) | proc_macro2::TokenTree::Literal(_)),
+            None
+        )
+    )
 }

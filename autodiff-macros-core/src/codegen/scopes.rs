@@ -13,8 +13,11 @@
 //! is a `let` to the compiler's optimizer.
 //!
 //! Only bindings that are safe to move are moved: names the code generator made (`__…`),
-//! bound once in the block, not named before their `let`, in a plain pattern (a name, or
-//! a tuple of names), by a `let` with no attribute and no `else`. The declarations give
+//! not named before their first `let` nor in its value, in a plain pattern (a name, or a
+//! tuple of names), by a `let` with no attribute and no `else`. A name bound again in the
+//! block (the sweep's `let mut a = a + t;`) is moved only if all its `let`s are, and each
+//! of them then declares a name of its own, `a__1`, `a__2`, …, which the statements up to
+//! the next one name instead of `a` (`Versions`). The declarations give
 //! the types that the code generator knows (the `types` it passes: real values, partials
 //! and adjoints). The others (integers, saved values) keep their `let`s unless more than
 //! [`MAX_UNTYPED_LETS`] of them would stay; only then are they declared as `_`. Bindings
@@ -31,7 +34,7 @@
 
 use proc_macro2::{Delimiter, Group, Ident, Spacing, TokenStream, TokenTree};
 use quote::{quote, ToTokens};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Blocks with at most this many `let`s are left as they are, so that the expansion of
 /// ordinary functions stays easy to read; rustc crashes at about 3,000.
@@ -255,8 +258,28 @@ fn flatten_statements(trees: Vec<TokenTree>, types: Types) -> TokenStream {
             first_named.entry(name).or_insert(k);
         }
     }
-    // A binding stays where it is if it is bound twice, named before its `let` or in its
-    // own value.
+    // A binding stays where it is if it is named before its first `let` or in that
+    // `let`'s own value. A name bound again (`let mut a = a + t;`, as the sweep does) is
+    // moved only if all its `let`s are: each gets a name of its own (`versions`).
+    let mut first_let: HashMap<String, usize> = HashMap::new();
+    let mut fixed: HashSet<String> = HashSet::new();
+    for l in &lets {
+        match &l.moved {
+            Some((bindings, _)) => {
+                for b in bindings {
+                    first_let.entry(b.ident.to_string()).or_insert(l.start);
+                }
+            }
+            None => {
+                // A pattern this pass does not move: whatever it binds stays.
+                let mut pattern = Vec::new();
+                for tree in &trees[l.start..l.value.start] {
+                    idents(tree, &mut pattern);
+                }
+                fixed.extend(pattern);
+            }
+        }
+    }
     for l in &mut lets {
         names.clear();
         for tree in &trees[l.value.clone()] {
@@ -265,10 +288,27 @@ fn flatten_statements(trees: Vec<TokenTree>, types: Types) -> TokenStream {
         let safe = l.moved.as_ref().is_some_and(|(bindings, _)| {
             bindings.iter().all(|b| {
                 let name = b.ident.to_string();
-                bound[&name] == 1 && first_named[&name] > l.start && !names.contains(&name)
+                let first = first_let[&name];
+                !fixed.contains(&name)
+                    && first_named[&name] > first
+                    && (first < l.start || !names.contains(&name))
             })
         });
         if !safe {
+            for b in l.moved.iter().flat_map(|(bindings, _)| bindings) {
+                fixed.insert(b.ident.to_string());
+            }
+            l.moved = None;
+        }
+    }
+    // A binding of a name that stays (another of its `let`s is unsafe) stays too.
+    for l in &mut lets {
+        let stays = l.moved.as_ref().is_some_and(|(bindings, _)| {
+            bindings
+                .iter()
+                .any(|b| fixed.contains(&b.ident.to_string()))
+        });
+        if stays {
             l.moved = None;
         }
     }
@@ -284,13 +324,22 @@ fn flatten_statements(trees: Vec<TokenTree>, types: Types) -> TokenStream {
     let mut declared: Vec<(Binding, Option<TokenStream>)> = Vec::new();
     let mut body = TokenStream::new();
     let mut next = 0;
+    let mut versions = Versions::new(&bound);
     for l in lets {
         let Some((bindings, types)) = l.moved else {
             continue;
         };
-        body.extend(trees[next..l.start].iter().cloned());
+        body.extend(versions.rename(&trees[next..l.start]));
+        // The value names the binding before this one.
+        let value = versions.rename(&trees[l.value]);
+        let bindings: Vec<Binding> = bindings
+            .into_iter()
+            .map(|b| Binding {
+                ident: versions.bind(&b.ident),
+                mutable: b.mutable,
+            })
+            .collect();
         let targets: Vec<&Ident> = bindings.iter().map(|b| &b.ident).collect();
-        let value: TokenStream = trees[l.value].iter().cloned().collect();
         body.extend(if l.tuple {
             quote!((#(#targets),*) = #value;)
         } else {
@@ -299,7 +348,7 @@ fn flatten_statements(trees: Vec<TokenTree>, types: Types) -> TokenStream {
         declared.extend(bindings.into_iter().zip(types));
         next = l.end + 1;
     }
-    body.extend(trees[next..].iter().cloned());
+    body.extend(versions.rename(&trees[next..]));
 
     // The declarations, then the statements (an item such as a `const`, which a type may
     // name, is visible in its whole block wherever it stands).
@@ -321,4 +370,125 @@ fn flatten_statements(trees: Vec<TokenTree>, types: Types) -> TokenStream {
     }
     out.extend(body);
     out
+}
+
+/// The names of the bindings of a name bound more than once in a block: the `k`-th
+/// `let` of `a` binds `a__k` (from 1), and the statements up to the next one name that.
+/// A name bound once keeps its name.
+struct Versions<'a> {
+    /// How many `let`s bind each name.
+    bound: &'a HashMap<String, usize>,
+    /// The binding in scope, for each name bound again, and how many so far.
+    current: HashMap<String, (Ident, usize)>,
+}
+
+impl<'a> Versions<'a> {
+    fn new(bound: &'a HashMap<String, usize>) -> Self {
+        Versions {
+            bound,
+            current: HashMap::new(),
+        }
+    }
+
+    /// The name that a new `let` of `ident` binds.
+    fn bind(&mut self, ident: &Ident) -> Ident {
+        let name = ident.to_string();
+        if self.bound.get(&name).copied().unwrap_or(0) < 2 {
+            return ident.clone();
+        }
+        let count = self.current.get(&name).map_or(1, |(_, count)| count + 1);
+        let version = Ident::new(&format!("{name}__{count}"), ident.span());
+        self.current.insert(name, (version.clone(), count));
+        version
+    }
+
+    /// `trees` with every name bound again replaced by the binding in scope.
+    fn rename(&self, trees: &[TokenTree]) -> TokenStream {
+        if self.current.is_empty() {
+            return trees.iter().cloned().collect();
+        }
+        trees.iter().map(|tree| self.rename_tree(tree)).collect()
+    }
+
+    fn rename_tree(&self, tree: &TokenTree) -> TokenTree {
+        match tree {
+            TokenTree::Ident(ident) => match self.current.get(&ident.to_string()) {
+                Some((version, _)) => TokenTree::Ident(version.clone()),
+                None => tree.clone(),
+            },
+            TokenTree::Group(group) => {
+                let stream = group
+                    .stream()
+                    .into_iter()
+                    .map(|t| self.rename_tree(&t))
+                    .collect();
+                let mut renamed = Group::new(group.delimiter(), stream);
+                renamed.set_span(group.span());
+                TokenTree::Group(renamed)
+            }
+            tree => tree.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `flatten` of `lines` after enough filler `let`s to be flattened, with every
+    /// binding typed `f64`, as a string without the filler.
+    fn flattened(lines: &str) -> String {
+        let filler: String = (0..MAX_LETS)
+            .map(|k| format!("let __fill_{k} = 0.0;"))
+            .collect();
+        let body: TokenStream = format!("{filler} {lines}").parse().unwrap();
+        let out = flatten(body, &|_| Some(quote!(f64))).to_string();
+        let start = out.find("__fill_999 = 0.0 ;").expect("the filler is moved") + 18;
+        out[start..].trim().to_string()
+    }
+
+    #[test]
+    fn a_name_bound_again_gets_a_name_per_binding() {
+        let out = flattened(
+            "let mut __a = 1.0; let __b = __a * 2.0; let mut __a = __a + __b; \
+             for i in 0..3 { __a += 1.0; } let mut __a = __a - 1.0; (__a, __b)",
+        );
+        assert_eq!(
+            out,
+            "__a__1 = 1.0 ; __b = __a__1 * 2.0 ; __a__2 = __a__1 + __b ; \
+             for i in 0 .. 3 { __a__2 += 1.0 ; } __a__3 = __a__2 - 1.0 ; (__a__3 , __b)"
+        );
+    }
+
+    #[test]
+    fn a_name_bound_again_is_declared_once_per_binding() {
+        let body: TokenStream = format!(
+            "{} let mut __a = 1.0; let mut __a = __a + 1.0; __a",
+            (0..MAX_LETS)
+                .map(|k| format!("let __fill_{k} = 0.0;"))
+                .collect::<String>()
+        )
+        .parse()
+        .unwrap();
+        let out = flatten(body, &|_| Some(quote!(f64))).to_string();
+        assert!(out.contains("mut __a__1 , mut __a__2 ,"), "{out}");
+        assert!(!out.contains("let mut __a"), "{out}");
+    }
+
+    #[test]
+    fn a_name_named_before_its_first_binding_keeps_its_lets() {
+        // `__a` names a binding from outside the block before the block binds it.
+        let out = flattened("let __c = __a; let mut __a = __c + 1.0; let mut __a = __a * 2.0; __a");
+        assert_eq!(
+            out,
+            "__c = __a ; let mut __a = __c + 1.0 ; let mut __a = __a * 2.0 ; __a"
+        );
+    }
+
+    #[test]
+    fn a_name_with_a_binding_that_stays_keeps_all_its_lets() {
+        // The second `let` of `__a` has an `else`, so it stays, and so does the first.
+        let out = flattened("let __a = 1.0; let Some(__a) = Some(__a) else { return; }; __a");
+        assert!(out.starts_with("let __a = 1.0 ;"), "{out}");
+    }
 }
