@@ -13,7 +13,10 @@
 //! nodes of `value`, then zeroes it (the old value was overwritten). Within a statement
 //! the node adjoints (`__adjoint_N`) are declared at their first contribution; variables'
 //! adjoints (`__adjoint_var_N`, arrays for arrays) are declared where the variable's scope
-//! begins in reverse, so a loop-local variable starts from zero in every iteration.
+//! begins in reverse, so a loop-local variable starts from zero in every iteration. In the
+//! outermost block, outside loops and branches, a scalar's adjoint is instead declared by
+//! its first contribution and bound anew by each further one (`let mut a = a + t;`), so
+//! that each adjoint is assigned once (see `Generator::rebinds`).
 //!
 //! ```text
 //! fn f(x: f64, y: f64) -> f64 { (x * y).tanh() }
@@ -24,7 +27,8 @@
 //! let (__primal_3, __partial_3_0) = rules::tanh(__primal_2);
 //! let mut __adjoint_var_0 = -0.0; let mut __adjoint_var_1 = -0.0;
 //! let __adjoint_2 = __partial_3_0 * 1.0;
-//! __adjoint_var_0 += y * __adjoint_2; __adjoint_var_1 += x * __adjoint_2;
+//! let mut __adjoint_var_0 = __adjoint_var_0 + (y * __adjoint_2);
+//! let mut __adjoint_var_1 = __adjoint_var_1 + (x * __adjoint_2);
 //! (__primal_3, __adjoint_var_0, __adjoint_var_1)
 //! ```
 
