@@ -4,6 +4,13 @@
 //! it writes debug information for one nested scope per `let`), so this file compiling at
 //! all, in the test profile, is the first check. The gradient is then compared with
 //! `Tape` running the same computation, and with central differences.
+//!
+//! Gradients this long are also cut into functions of at most 500 `let`s each
+//! (`codegen/outline.rs`), the values crossing from one to the next in arrays: `long`
+//! crosses them between straight runs and the assignments to `s` and `u`, `mixed` around a
+//! loop and a branch in the middle, with values used twice, an array parameter and a
+//! parameter reassigned, and
+//! `sliced` through the buffers of `_grad_into` and `_vjp`.
 
 mod common;
 
@@ -78,4 +85,155 @@ fn the_gradient_of_a_long_function_compiles_and_is_right() {
         let fd = fd_gradient(|p| long(p[0], p[1], p[2]), &point);
         assert_all_close(&[dx, dy, dz], &fd, 1e-6, "against central differences");
     }
+}
+
+/// `mixed` with 150 lines written out twice, a loop and a branch between them.
+macro_rules! mixed_function {
+    ($($k:literal)*) => {
+        #[grad]
+        fn mixed(x: f64, mut y: f64, w: &[f64; 4]) -> f64 {
+            let mut a = x;
+            let mut b = y;
+            $(
+                let c = a * b;
+                let d = c.sin() + a;
+                a = (d - b * 0.5).tanh();
+                b = (c + d) * 0.1 + w[$k % 4];
+                y = y * 0.999 + c * 0.001;
+            )*
+            let mut acc = 0.0;
+            for i in 0..4 {
+                acc += w[i] * a + b + y;
+            }
+            if acc > 0.0 {
+                b *= acc;
+            } else {
+                b -= acc;
+            }
+            $(
+                let c = a * b;
+                let d = c.sin() + a;
+                a = (d - b * 0.5).tanh();
+                b = (c + d) * 0.1 + w[$k % 4];
+            )*
+            a * b + x
+        }
+
+        /// The same computation on a tape.
+        fn mixed_on_tape<'t>(x: Var<'t>, mut y: Var<'t>, w: [Var<'t>; 4]) -> Var<'t> {
+            let mut a = x;
+            let mut b = y;
+            $(
+                let c = a * b;
+                let d = c.sin() + a;
+                a = (d - b * 0.5).tanh();
+                b = (c + d) * 0.1 + w[$k % 4];
+                y = y * 0.999 + c * 0.001;
+            )*
+            let mut acc = x * 0.0;
+            for wi in w {
+                acc = acc + wi * a + b + y;
+            }
+            if acc.value() > 0.0 {
+                b *= acc;
+            } else {
+                b -= acc;
+            }
+            $(
+                let c = a * b;
+                let d = c.sin() + a;
+                a = (d - b * 0.5).tanh();
+                b = (c + d) * 0.1 + w[$k % 4];
+            )*
+            a * b + x
+        }
+    };
+}
+
+mixed_function! {
+        0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95 96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127 128 129 130 131 132 133 134 135 136 137 138 139 140 141 142 143 144 145 146 147 148 149
+}
+
+#[test]
+fn a_long_function_cut_around_a_loop_and_a_branch_is_right() {
+    for (x, y, w) in [
+        (0.3, -0.2, [0.5, -0.1, 0.2, 0.3]),
+        (-0.7, 0.4, [-0.4, 0.6, -0.2, 0.1]),
+    ] {
+        let (value, dx, dy, dw) = mixed_grad(x, y, &w);
+        assert_eq!(value.to_bits(), mixed(x, y, &w).to_bits());
+
+        let tape = Tape::new();
+        let (tx, ty) = (tape.var(x), tape.var(y));
+        let tw = w.map(|wi| tape.var(wi));
+        let out = mixed_on_tape(tx, ty, tw);
+        let g = out.gradient();
+        let mut expected = vec![g[tx], g[ty]];
+        expected.extend(tw.iter().map(|&v| g[v]));
+        let mut actual = vec![dx, dy];
+        actual.extend(dw);
+        assert_all_close(&actual, &expected, 1e-12, "against Tape");
+
+        let point = [x, y, w[0], w[1], w[2], w[3]];
+        let fd = fd_gradient(|p| mixed(p[0], p[1], &[p[2], p[3], p[4], p[5]]), &point);
+        assert_all_close(&actual, &fd, 1e-6, "against central differences");
+    }
+}
+
+/// `sliced`, on a slice, with 200 lines written out.
+macro_rules! sliced_function {
+    ($($k:literal)*) => {
+        #[grad]
+        fn sliced(xs: &[f64], y: f64) -> f64 {
+            let mut a = y;
+            $(
+                let c = xs[$k % 3] * a;
+                a = (c + a * 0.5).sin() + xs[($k + 1) % 3] * 0.1;
+            )*
+            a * y
+        }
+
+        /// The same computation on a tape.
+        fn sliced_on_tape<'t>(xs: &[Var<'t>], y: Var<'t>) -> Var<'t> {
+            let mut a = y;
+            $(
+                let c = xs[$k % 3] * a;
+                a = (c + a * 0.5).sin() + xs[($k + 1) % 3] * 0.1;
+            )*
+            a * y
+        }
+    };
+}
+
+sliced_function! {
+        0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95 96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127 128 129 130 131 132 133 134 135 136 137 138 139 140 141 142 143 144 145 146 147 148 149 150 151 152 153 154 155 156 157 158 159 160 161 162 163 164 165 166 167 168 169 170 171 172 173 174 175 176 177 178 179 180 181 182 183 184 185 186 187 188 189 190 191 192 193 194 195 196 197 198 199
+}
+
+#[test]
+fn a_long_function_on_a_slice_fills_its_buffers() {
+    let (xs, y) = ([0.4, -0.3, 0.7], 0.6);
+    let (value, dxs, dy) = sliced_grad(&xs, y);
+    assert_eq!(value.to_bits(), sliced(&xs, y).to_bits());
+
+    let tape = Tape::new();
+    let txs: Vec<_> = xs.iter().map(|&x| tape.var(x)).collect();
+    let ty = tape.var(y);
+    let g = sliced_on_tape(&txs, ty).gradient();
+    let mut expected: Vec<f64> = txs.iter().map(|&v| g[v]).collect();
+    expected.push(g[ty]);
+    let mut actual = dxs.clone();
+    actual.push(dy);
+    assert_all_close(&actual, &expected, 1e-12, "against Tape");
+
+    let point = [xs[0], xs[1], xs[2], y];
+    let fd = fd_gradient(|p| sliced(&p[..3], p[3]), &point);
+    assert_all_close(&actual, &fd, 1e-6, "against central differences");
+
+    // The pullback adds `seed` times the gradient to what its buffers hold.
+    let (mut d_xs, mut d_y) = (vec![1.0; 3], 1.0);
+    let pulled = sliced_vjp(&xs, y, 2.0, &mut d_xs, &mut d_y);
+    assert_eq!(pulled.to_bits(), value.to_bits());
+    let scaled: Vec<f64> = actual.iter().map(|d| 1.0 + 2.0 * d).collect();
+    d_xs.push(d_y);
+    assert_all_close(&d_xs, &scaled, 1e-12, "the pullback");
 }

@@ -41,6 +41,7 @@ use std::collections::HashMap;
 
 mod forward;
 mod lanes;
+mod outline;
 mod reverse;
 mod scopes;
 mod tape;
@@ -133,9 +134,78 @@ fn binding_type(function: &Function, name: &str) -> Option<TokenStream> {
     scalar_node(id(name.strip_prefix("__primal_")?)?)
 }
 
-/// A generated function's body, with the scopes of its long blocks flattened.
+/// A generated function's body, with its long runs of `let`s outlined (see `outline`)
+/// and the scopes of its long blocks flattened.
 fn flat_scopes(function: &Function, body: TokenStream) -> TokenStream {
-    scopes::flatten(body, &|name| binding_type(function, name))
+    let types = |name: &str| binding_type(function, name);
+    let sig = &function.original.sig;
+    let body = if sig.generics.params.is_empty()
+        && sig.generics.where_clause.is_none()
+        && sig.receiver().is_none()
+        && !function.in_impl
+        && function.probe_self.is_none()
+        && !function.params.iter().any(|p| p.ident == "seed")
+    {
+        let real = function.real;
+        // The parameters, and the buffers of `_grad_into` and `_vjp`.
+        let params = function
+            .params
+            .iter()
+            .map(|p| {
+                // A number parameter has the float type (which the probes check its
+                // spelling names), written as the code generator writes it.
+                let v = &function.vars[p.var];
+                let number = v.kind == VarKind::Real && v.dims.is_empty() && !v.slice;
+                let ty = if number && p.strukt.is_none() {
+                    quote!(#real)
+                } else {
+                    p.ty.to_token_stream()
+                };
+                (p.ident.to_string(), ty)
+            })
+            .chain((0..function.params.len()).filter_map(|i| {
+                let buffer = buffer_param(function, i);
+                let mut trees = buffer.into_iter();
+                let name = trees.next()?.to_string();
+                trees.next(); // `:`
+                Some((name, trees.collect()))
+            }))
+            .chain(function.params.iter().filter_map(|p| {
+                // A slice's adjoint, its buffer (`let __adjoint_var_0 = d_xs;`).
+                let var = &function.vars[p.var];
+                let element = real_type(real, &var.dims);
+                (var.slice && p.strukt.is_none()).then(|| {
+                    let adjoint = slot("adjoint_var", p.var).to_string();
+                    (adjoint, quote!(&mut [#element]))
+                })
+            }))
+            .chain(std::iter::once({
+                // `_vjp`'s seed (a parameter named so keeps the function whole).
+                let reals = std::iter::repeat_n(quote!(#real), function.outputs);
+                let seed = if function.outputs > 1 {
+                    quote!((#(#reals),*))
+                } else {
+                    quote!(#real)
+                };
+                ("seed".to_string(), seed)
+            }))
+            .collect();
+        outline::outline(
+            body,
+            &outline::Outer {
+                real: quote!(#real),
+                params,
+                types: &types,
+            },
+        )
+    } else {
+        (TokenStream::new(), body)
+    };
+    // The segments' functions go first, after the flattening: they name the same values,
+    // and a name that tokens before its first `let` name stays where it is.
+    let (segments, body) = body;
+    let body = scopes::flatten(body, &types);
+    quote!(#segments #body)
 }
 
 /// The workspace of a function with loops of run-time length, a generated local.
@@ -279,11 +349,13 @@ fn attributes(function: &Function) -> TokenStream {
     //   parameter (and `_vjp` a seed), so a function of four parameters has eight.
     // - `clippy::used_underscore_binding`: they pass every parameter on, also a `_x` that
     //   the body does not read.
+    // - `unused_mut`: a long gradient takes values back from the arrays of its segments
+    //   as `let mut` (`outline`), whether or not a later statement assigns to them.
     quote! {
         #(#cfgs)*
         #(#allowances)*
         #[inline]
-        #[allow(non_snake_case, clippy::too_many_arguments, clippy::used_underscore_binding)]
+        #[allow(non_snake_case, unused_mut, clippy::too_many_arguments, clippy::used_underscore_binding)]
     }
 }
 

@@ -88,22 +88,22 @@ fn flatten_block(stream: TokenStream, types: Types) -> TokenStream {
 }
 
 /// One binding a `let` makes.
-struct Binding {
-    ident: Ident,
+pub(super) struct Binding {
+    pub(super) ident: Ident,
     mutable: bool,
 }
 
 /// A `let` of the block: where it is, what it binds, with which types, and its value.
-struct Let {
+pub(super) struct Let {
     /// Its first and last token (the `let` and the `;`).
-    start: usize,
-    end: usize,
+    pub(super) start: usize,
+    pub(super) end: usize,
     /// Its bindings, with their types; `None` if it must stay as it is.
-    moved: Option<(Vec<Binding>, Vec<Option<TokenStream>>)>,
+    pub(super) moved: Option<(Vec<Binding>, Vec<Option<TokenStream>>)>,
     /// Whether its pattern is a tuple.
     tuple: bool,
     /// The tokens of its value, between `=` and `;`.
-    value: std::ops::Range<usize>,
+    pub(super) value: std::ops::Range<usize>,
 }
 
 impl Let {
@@ -120,7 +120,7 @@ fn is_punct(tree: &TokenTree, c: char) -> bool {
 }
 
 /// The `let`s that begin statements of `trees` (after `;`, after a block, or first).
-fn lets(trees: &[TokenTree], types: Types) -> Vec<Let> {
+pub(super) fn lets(trees: &[TokenTree], types: Types) -> Vec<Let> {
     let mut out = Vec::new();
     let mut start = 0;
     while start < trees.len() {
@@ -225,7 +225,7 @@ fn binding(pattern: &[TokenTree]) -> Option<Binding> {
 }
 
 /// Every identifier in `tree`, at any depth.
-fn idents(tree: &TokenTree, out: &mut Vec<String>) {
+pub(super) fn idents(tree: &TokenTree, out: &mut Vec<String>) {
     match tree {
         TokenTree::Ident(ident) => out.push(ident.to_string()),
         TokenTree::Group(group) => {
