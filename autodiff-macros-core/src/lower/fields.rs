@@ -31,7 +31,16 @@ impl Lowering {
     ) {
         let name = ident.to_string();
         let name = name.trim_start_matches("r#");
-        self.nested_fields(param, ident, ty, layouts, name, quote!(), true, 0);
+        self.nested_fields(
+            param,
+            ident,
+            ty,
+            layouts,
+            name,
+            quote!(),
+            true,
+            &mut Vec::new(),
+        );
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -44,12 +53,15 @@ impl Lowering {
         name: &str,
         access: TokenStream,
         differentiable: bool,
-        depth: usize,
+        enclosing: &mut Vec<String>,
     ) {
-        if depth > MAX_DEPTH {
+        if enclosing.len() > MAX_DEPTH {
             self.errors.at(ty, "structs nest too deeply for #[grad]");
             return;
         }
+        // This struct's type, for the fields that are structs (`enclosing` holds the
+        // types of those this one is a field of).
+        let this = ty.to_token_stream().to_string();
         // (the field as written after `.`, what it holds, skipped)
         let fields: Vec<(TokenStream, FieldKind, bool)> = if let Type::Tuple(tuple) = ty {
             tuple
@@ -96,6 +108,14 @@ impl Lowering {
                 FieldKind::Int => (VarKind::Int, Vec::new(), Num::Int, false),
                 FieldKind::Bool => (VarKind::Bool, Vec::new(), Num::Bool, false),
                 FieldKind::Struct(ty) => {
+                    // A layout that says a struct holds itself, at any depth (which no
+                    // struct of Rust can: it would have no size), would unfold without end.
+                    let own = ty.to_token_stream().to_string();
+                    if own == this || enclosing.contains(&own) {
+                        self.errors
+                            .at(&ty, "a struct that holds a field of its own type");
+                        continue;
+                    }
                     // The struct as a whole, for calls (`self.layer.forward(x)`).
                     let binding = Ident::new(&name, ident.span());
                     let var = self.declare_struct(&binding, VarKind::Real);
@@ -107,6 +127,7 @@ impl Lowering {
                         strukt: true,
                     });
                     self.field_names.insert(name.replace('·', "."), binding);
+                    enclosing.push(this.clone());
                     self.nested_fields(
                         param,
                         ident,
@@ -115,8 +136,9 @@ impl Lowering {
                         &name,
                         access,
                         differentiable,
-                        depth + 1,
+                        enclosing,
                     );
+                    enclosing.pop();
                     continue;
                 }
                 // A skipped field of another type: the body cannot read it.
