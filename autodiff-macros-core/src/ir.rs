@@ -485,6 +485,16 @@ impl Function {
             .iter()
             .position(|p| p.var == var && p.strukt.is_some())
     }
+
+    /// Whether a variable holds reals in a binding of its own (a number or an array):
+    /// not a slice or vector, a field of a struct parameter, or a struct parameter.
+    pub fn plain_real(&self, var: VarId) -> bool {
+        let v = &self.vars[var];
+        v.kind == VarKind::Real
+            && !v.slice
+            && self.field(var).is_none()
+            && self.struct_param(var).is_none()
+    }
 }
 
 /// Whether a node can be computed again in the reverse sweep: it reads only constants and

@@ -105,11 +105,7 @@ fn binding_type(function: &Function, name: &str) -> Option<TokenStream> {
     };
     let real_var = |var: usize| {
         let v = function.vars.get(var)?;
-        let plain = v.kind == VarKind::Real
-            && !v.slice
-            && function.field(var).is_none()
-            && function.struct_param(var).is_none();
-        plain.then(|| real_type(real, &v.dims))
+        function.plain_real(var).then(|| real_type(real, &v.dims))
     };
     if let Some(rest) = name.strip_prefix("__partial_") {
         let (node, position) = rest.split_once('_')?;
@@ -154,9 +150,8 @@ fn flat_scopes(function: &Function, body: TokenStream) -> TokenStream {
             .map(|p| {
                 // A number parameter has the float type (which the probes check its
                 // spelling names), written as the code generator writes it.
-                let v = &function.vars[p.var];
-                let number = v.kind == VarKind::Real && v.dims.is_empty() && !v.slice;
-                let ty = if number && p.strukt.is_none() {
+                let number = function.plain_real(p.var) && function.vars[p.var].dims.is_empty();
+                let ty = if number {
                     quote!(#real)
                 } else {
                     p.ty.to_token_stream()

@@ -198,6 +198,11 @@ fn assigned(trees: &[TokenTree]) -> Option<Ident> {
 /// `body` with its long runs of `let`s outlined (see the module documentation): the
 /// segments' functions, to put first in the body, and the body that calls them.
 pub fn outline(body: TokenStream, outer: &Outer) -> (TokenStream, TokenStream) {
+    // Most bodies are short: counting their `let`s (at any depth) costs less than parsing
+    // them.
+    if scopes::count_lets(&body) <= MIN_LETS {
+        return (TokenStream::new(), body);
+    }
     let trees: Vec<TokenTree> = body.into_iter().collect();
     let lets = scopes::lets(&trees, outer.types);
     if lets.len() <= MIN_LETS {
@@ -239,7 +244,7 @@ pub fn outline(body: TokenStream, outer: &Outer) -> (TokenStream, TokenStream) {
     }
     statements(&trees, next..trees.len(), &mut pieces);
 
-    // The segments: runs of `let`s, cut every `SEGMENT`.
+    // The segments: runs of `let`s and simple statements, cut every `SEGMENT`.
     let mut segments: Vec<std::ops::Range<usize>> = Vec::new();
     let mut k = 0;
     while k < pieces.len() {
@@ -369,9 +374,9 @@ struct Known<'a> {
     constants: &'a HashMap<String, TokenStream>,
 }
 
-/// Segment `number` (pieces `range`, all `let`s): the nested function, its call, and the
-/// names of the values it returns, in order. `None` if it would take a value of unknown
-/// type.
+/// Segment `number` (pieces `range`, `let`s and simple statements): the nested function,
+/// its call, and the names of the values it returns, in order. `None` if it would take a
+/// value it cannot (see the module documentation).
 fn segment(
     trees: &[TokenTree],
     pieces: &[Piece],
@@ -385,8 +390,8 @@ fn segment(
     // Names bound in the segment (by its `let`s, or taken and assigned to), in order.
     let mut bound: HashSet<String> = HashSet::new();
     let mut bound_in_order: Vec<Ident> = Vec::new();
-    // The locals of the function it takes, with their types.
-    let mut taken: HashMap<String, TokenStream> = HashMap::new();
+    // The parameters it takes by value that are not numbers (references, arrays).
+    let mut not_numbers: HashSet<String> = HashSet::new();
     // The buffers it borrows.
     let mut lent: HashSet<String> = HashSet::new();
     let mut seen: HashSet<String> = HashSet::new();
@@ -396,7 +401,14 @@ fn segment(
     let mut arrays: Vec<usize> = Vec::new();
     let mut body = TokenStream::new();
     let mut found = Vec::new();
-    for piece in &pieces[range.clone()] {
+    let segment_pieces = &pieces[range.clone()];
+    // Whether the segment names `name` only as `name[…]`.
+    let elements_only_here = |name: &str| {
+        segment_pieces
+            .iter()
+            .all(|p| elements_only(&trees[p.trees()], name))
+    };
+    for piece in segment_pieces {
         found.clear();
         for tree in &trees[piece.named()] {
             ident_tokens(tree, &mut found);
@@ -419,26 +431,35 @@ fn segment(
                 reads.extend(quote!(let mut #ident = #values[#index];));
             } else if known.locals.contains(&name) {
                 let ty = (outer.types)(&name).or_else(|| outer.params.get(&name).cloned())?;
-                let mutable_reference = matches!(
-                    ty.clone().into_iter().collect::<Vec<_>>().as_slice(),
-                    [TokenTree::Punct(p), TokenTree::Ident(m), ..] if p.as_char() == '&' && m == "mut"
-                );
-                if mutable_reference {
+                let mut leading = ty.clone().into_iter();
+                let (first, second) = (leading.next(), leading.next());
+                let reference = matches!(&first, Some(TokenTree::Punct(p)) if p.as_char() == '&');
+                let mutable = matches!(&second, Some(TokenTree::Ident(m)) if m == "mut");
+                let number = ty.to_string() == real_name;
+                let parameter = outer.params.contains_key(&name);
+                if reference && mutable {
                     // A buffer: lent to the segment, which adds to it.
                     params.push(quote!(#ident: #ty));
                     args.push(quote!(&mut *#ident));
                     lent.insert(name);
-                } else if ty.to_string() != real_name && !outer.params.contains_key(&name) {
-                    // An array local, lent if the segment only reads and writes elements of
-                    // it (nothing else could change it unseen).
-                    let pieces = &pieces[range.clone()];
-                    if !pieces
-                        .iter()
-                        .all(|p| elements_only(&trees[p.trees()], &name))
-                    {
-                        return None;
+                } else if number || (parameter && reference) {
+                    params.push(quote!(mut #ident: #ty));
+                    args.push(quote!(#ident));
+                    if !number {
+                        not_numbers.insert(name);
                     }
-                    let written = pieces
+                } else if !elements_only_here(&name) {
+                    // An array that the segment uses whole: a method could change it
+                    // unseen.
+                    return None;
+                } else if parameter {
+                    // An array parameter, of which the segment reads elements.
+                    params.push(quote!(mut #ident: #ty));
+                    args.push(quote!(#ident));
+                    not_numbers.insert(name);
+                } else {
+                    // An array local, lent: the segment reads and writes its elements.
+                    let written = segment_pieces
                         .iter()
                         .any(|p| matches!(p, Piece::Simple { target: Some(t), .. } if *t == name));
                     if written {
@@ -449,25 +470,6 @@ fn segment(
                         args.push(quote!(&#ident));
                     }
                     lent.insert(name);
-                } else {
-                    // A parameter that is not a number: a reference, or an array of which
-                    // the segment only reads elements (a method could change it unseen).
-                    let reference = matches!(
-                        ty.clone().into_iter().next(),
-                        Some(TokenTree::Punct(p)) if p.as_char() == '&'
-                    );
-                    let pieces = &pieces[range.clone()];
-                    if ty.to_string() != real_name
-                        && !reference
-                        && !pieces
-                            .iter()
-                            .all(|p| elements_only(&trees[p.trees()], &name))
-                    {
-                        return None;
-                    }
-                    params.push(quote!(mut #ident: #ty));
-                    args.push(quote!(#ident));
-                    taken.insert(name, ty);
                 }
             }
         }
@@ -480,10 +482,12 @@ fn segment(
                 ..
             } => {
                 let name = target.to_string();
-                match taken.get(&name) {
-                    _ if lent.contains(&name) => Vec::new(),
-                    Some(ty) if ty.to_string() != real_name => return None,
-                    _ => vec![target],
+                if lent.contains(&name) {
+                    Vec::new()
+                } else if not_numbers.contains(&name) {
+                    return None;
+                } else {
+                    vec![target]
                 }
             }
             Piece::Simple { target: None, .. } => Vec::new(),
@@ -617,10 +621,7 @@ fn plain_value(trees: &[TokenTree]) -> bool {
 fn bound_by_lets(trees: &[TokenTree], out: &mut HashSet<String>) {
     let mut k = 0;
     while k < trees.len() {
-        let statement_start = k == 0
-            || matches!(&trees[k - 1], TokenTree::Punct(p) if p.as_char() == ';')
-            || matches!(&trees[k - 1], TokenTree::Group(g) if g.delimiter() == proc_macro2::Delimiter::Brace);
-        if !(statement_start && matches!(&trees[k], TokenTree::Ident(i) if i == "let")) {
+        if !scopes::let_at(trees, k) {
             k += 1;
             continue;
         }
@@ -657,23 +658,31 @@ fn ident_tokens(tree: &TokenTree, out: &mut Vec<Ident>) {
 mod tests {
     use super::*;
 
+    /// `outline` of `body` in a function of `f64`s whose parameters (all `f64`) are
+    /// `params`: the segments, then the body, as one string.
+    fn outline_of(body: &str, types: Types, params: &[&str]) -> String {
+        let outer = Outer {
+            real: quote!(f64),
+            params: params
+                .iter()
+                .map(|name| (name.to_string(), quote!(f64)))
+                .collect(),
+            types,
+        };
+        let (items, body) = outline(body.parse().unwrap(), &outer);
+        quote!(#items #body).to_string()
+    }
+
     /// `outline` of `lines` after a chain of `__p_k` values long enough to be cut, with
     /// every `__p_…`, `__a` and `__q` an `f64` and a parameter `x: f64`.
     fn outlined(lines: &str) -> String {
         let chain: String = (1..=MIN_LETS)
             .map(|k| format!("let __p_{k} = __p_{} * x;", k - 1))
             .collect();
-        let body: TokenStream = format!("let __p_0 = x; {chain} {lines}").parse().unwrap();
         let types = |name: &str| {
             (name.starts_with("__p_") || name == "__a" || name == "__q").then(|| quote!(f64))
         };
-        let outer = Outer {
-            real: quote!(f64),
-            params: [("x".to_string(), quote!(f64))].into_iter().collect(),
-            types: &types,
-        };
-        let (items, body) = outline(body, &outer);
-        quote!(#items #body).to_string()
+        outline_of(&format!("let __p_0 = x; {chain} {lines}"), &types, &["x"])
     }
 
     #[test]
@@ -735,17 +744,9 @@ mod tests {
         let chain: String = (1..=MIN_LETS)
             .map(|k| format!("let __p_{k} = __p_{} * x; x = __p_{k};", k - 1))
             .collect();
-        let body: TokenStream = format!("let __p_0 = x; {chain} for i in 0..1 {{ x += 1.0; }} x")
-            .parse()
-            .unwrap();
+        let body = format!("let __p_0 = x; {chain} for i in 0..1 {{ x += 1.0; }} x");
         let types = |name: &str| name.starts_with("__p_").then(|| quote!(f64));
-        let outer = Outer {
-            real: quote!(f64),
-            params: [("x".to_string(), quote!(f64))].into_iter().collect(),
-            types: &types,
-        };
-        let (items, body) = outline(body, &outer);
-        let out = quote!(#items #body).to_string();
+        let out = outline_of(&body, &types, &["x"]);
         let tail = &out[out.len() - 300..];
         assert!(out.contains("fn __segment_7 (__segment_values_6"), "{tail}");
         assert!(
@@ -764,34 +765,19 @@ mod tests {
         let chain: String = (1..=MIN_LETS)
             .map(|k| format!("let __p_{k} = __p_{} * __n;", k - 1))
             .collect();
-        let body: TokenStream = format!("let __n = 2.0; let __p_0 = 1.0; {chain} __p_2000")
-            .parse()
-            .unwrap();
+        let body = format!("let __n = 2.0; let __p_0 = 1.0; {chain} __p_2000");
         let types = |name: &str| name.starts_with("__p_").then(|| quote!(f64));
-        let outer = Outer {
-            real: quote!(f64),
-            params: HashMap::new(),
-            types: &types,
-        };
-        let (items, body) = outline(body, &outer);
-        let out = quote!(#items #body).to_string();
+        let out = outline_of(&body, &types, &[]);
         assert!(!out.contains("__segment"), "{out}");
     }
 
     #[test]
     fn short_bodies_are_left_alone() {
-        let body: TokenStream = "let __p_0 = x; let __p_1 = __p_0 * x; __p_1"
-            .parse()
-            .unwrap();
+        let body = "let __p_0 = x; let __p_1 = __p_0 * x; __p_1";
         let types = |_: &str| Some(quote!(f64));
-        let outer = Outer {
-            real: quote!(f64),
-            params: HashMap::new(),
-            types: &types,
-        };
-        let (items, outlined) = outline(body.clone(), &outer);
-        assert!(items.is_empty());
-        assert_eq!(outlined.to_string(), body.to_string());
+        // No segments before the body, and the body as it was.
+        let out = outline_of(body, &types, &[]);
+        assert_eq!(out, body.parse::<TokenStream>().unwrap().to_string());
     }
 
     #[test]

@@ -564,13 +564,7 @@ impl Generator<'_> {
     /// propagation) took time quadratic in the number of adjoints that are assigned
     /// again and again, 2.1 s of a 5,000-operation chain's build.
     fn rebinds(&self, var: VarId) -> bool {
-        let v = &self.function.vars[var];
-        !self.scoped()
-            && v.kind == VarKind::Real
-            && v.dims.is_empty()
-            && !v.slice
-            && self.function.field(var).is_none()
-            && self.function.struct_param(var).is_none()
+        !self.scoped() && self.function.plain_real(var) && self.function.vars[var].dims.is_empty()
     }
 
     /// The sweep's call of a pullback: `g_vjp(args, adjoint, buffers)`, with a buffer for

@@ -58,7 +58,7 @@ pub fn flatten(body: TokenStream, types: Types) -> TokenStream {
 }
 
 /// An upper bound on the `let`s of the longest block: all of them.
-fn count_lets(tokens: &TokenStream) -> usize {
+pub(super) fn count_lets(tokens: &TokenStream) -> usize {
     tokens
         .clone()
         .into_iter()
@@ -119,16 +119,21 @@ fn is_punct(tree: &TokenTree, c: char) -> bool {
     matches!(tree, TokenTree::Punct(p) if p.as_char() == c)
 }
 
+/// Whether `trees[k]` is a `let` that begins a statement (first, after `;` or after a
+/// block).
+pub(super) fn let_at(trees: &[TokenTree], k: usize) -> bool {
+    let statement_start = k == 0
+        || is_punct(&trees[k - 1], ';')
+        || matches!(&trees[k - 1], TokenTree::Group(g) if g.delimiter() == Delimiter::Brace);
+    statement_start && matches!(&trees[k], TokenTree::Ident(i) if i == "let")
+}
+
 /// The `let`s that begin statements of `trees` (after `;`, after a block, or first).
 pub(super) fn lets(trees: &[TokenTree], types: Types) -> Vec<Let> {
     let mut out = Vec::new();
     let mut start = 0;
     while start < trees.len() {
-        let statement_start = start == 0
-            || is_punct(&trees[start - 1], ';')
-            || matches!(&trees[start - 1], TokenTree::Group(g) if g.delimiter() == Delimiter::Brace);
-        let is_let = matches!(&trees[start], TokenTree::Ident(i) if i == "let");
-        if !(statement_start && is_let) {
+        if !let_at(trees, start) {
             start += 1;
             continue;
         }
