@@ -46,6 +46,7 @@ use num_dual::{Dual64, DualNum, DualSVec64};
 
 pub mod batched;
 pub mod counting;
+pub mod lanes;
 pub mod runtime_lengths;
 pub mod wide;
 pub mod workloads;

@@ -18,7 +18,10 @@
 //!
 //! The moons comparisons on 1,000 and 10,000 samples and [`wide`] also time the batched
 //! backpropagation of [`crate::batched`]: each layer a matrix product over all samples,
-//! with SIMD kernels, the stand-in for what XLA compiles the same math to.
+//! with SIMD kernels, the stand-in for what XLA compiles the same math to. The moons
+//! comparisons (100, 1,000 and 10,000 samples) also time the backpropagation of
+//! [`crate::lanes`], vectorised across samples without matrices (blocks of 16 samples, a
+//! SIMD lane per sample).
 //!
 //! `examples/runtime_lengths.rs` times them interleaved in one process and counts the heap
 //! allocations of the `_grad_into` functions; `benches/runtime_lengths.rs` runs them under
@@ -190,8 +193,9 @@ pub mod moons {
     /// `[_; 100]` arrays), the dense hand-written backpropagation,
     /// `loss_slices_grad_into` into a buffer zeroed before each call, the generated
     /// code written out by hand with two other layouts of its saved values
-    /// ([`layouts`]), and the same loss as a method of the model as a struct,
-    /// `Mlp::loss_grad`.
+    /// ([`layouts`]), the same loss as a method of the model as a struct,
+    /// `Mlp::loss_grad`, the sparse hand-written backpropagation, and the one vectorised
+    /// across samples ([`crate::lanes`]).
     #[must_use]
     pub fn comparison() -> Comparison {
         at(
@@ -293,9 +297,10 @@ pub mod moons {
 
     /// The slice loss on `samples` samples (copies of the moons data set with fresh
     /// noise), against the hand-written backpropagations run on each block of 100
-    /// samples and averaged (the same mean loss and gradient): how the time grows with
-    /// the data, and where the saved values move from the cache to memory (the
-    /// workspace holds 520 bytes a sample).
+    /// samples and averaged (the same mean loss and gradient), the batched one
+    /// ([`crate::batched`]) and the one vectorised across samples ([`crate::lanes`]), both
+    /// over all samples at once: how the time grows with the data, and where the saved
+    /// values move from the cache to memory (the workspace holds 520 bytes a sample).
     #[must_use]
     pub fn scaled(samples: usize) -> Comparison {
         let (blocks, xs, ys) = blocks(samples / SAMPLES);
@@ -307,6 +312,16 @@ pub mod moons {
                 black_box(&crate::batched::loss_and_gradient(
                     HIDDEN,
                     super::moons_model::ALPHA,
+                    black_box(&p),
+                    black_box(&xs[..]),
+                    black_box(&ys[..]),
+                ));
+            }
+        };
+        let lanes = {
+            let (xs, ys) = (Rc::clone(&xs), Rc::clone(&ys));
+            move || {
+                black_box(&crate::lanes::loss_and_gradient(
                     black_box(&p),
                     black_box(&xs[..]),
                     black_box(&ys[..]),
@@ -341,12 +356,14 @@ pub mod moons {
                 Contender::new("hand-written dense", by_blocks(false)),
                 Contender::new("hand-written sparse", by_blocks(true)),
                 Contender::new("hand-written batched", batched),
+                Contender::new("hand-written lanes", lanes),
             ],
             into_calls: Vec::new(),
             targets: vec![
                 Target::at_most(0, 1, 1.2),
                 Target::shown(0, 2),
                 Target::at_most(0, 3, 1.2),
+                Target::shown(0, 4),
             ],
         }
     }
@@ -385,6 +402,16 @@ pub mod moons {
             let (xs, ys) = (Rc::clone(&xs_vec), Rc::clone(&ys_vec));
             move || {
                 black_box(&f(black_box(&p), black_box(&xs[..]), black_box(&ys[..])));
+            }
+        };
+        let lanes = {
+            let (xs, ys) = (Rc::clone(&xs_vec), Rc::clone(&ys_vec));
+            move || {
+                black_box(&crate::lanes::loss_and_gradient(
+                    black_box(&p),
+                    black_box(&xs[..]),
+                    black_box(&ys[..]),
+                ));
             }
         };
         let into = || {
@@ -435,6 +462,7 @@ pub mod moons {
                 Contender::new("frame layout", layout(super::layouts::frames)),
                 Contender::new("#[grad] struct Mlp", structured),
                 Contender::new("hand-written sparse", sparse),
+                Contender::new("hand-written lanes", lanes),
             ],
             into_calls: vec![
                 Contender::new("loss_slices_grad_into", into()),
@@ -447,6 +475,7 @@ pub mod moons {
                 Target::shown(5, 1),
                 Target::at_most(6, 0, 1.05),
                 Target::at_most(1, 7, 1.15),
+                Target::shown(0, 8),
             ],
         }
     }

@@ -138,3 +138,51 @@ fn wide_contenders_agree() {
     assert!((v - value).abs() <= 1e-12 * value.abs());
     assert!(relative_error(&g, &grad) <= 1e-12);
 }
+
+#[test]
+fn the_lanes_backpropagation_agrees_with_the_moons_gradient() {
+    use autodiff_bench::lanes::{loss_and_gradient, LANES};
+    use autodiff_bench::runtime_lengths::moons::{blocks, by_blocks};
+    use moons_model::{init, loss_backprop_dense, loss_slices_grad, moons};
+    let p = init(7);
+    // 100 samples: against the dense hand-written backpropagation and `#[grad]`.
+    let (xs, ys) = moons(1337);
+    let (value, grad) = loss_backprop_dense(&p, &xs, &ys);
+    let (v, g) = loss_and_gradient(&p, &xs, &ys);
+    assert!((v - value).abs() <= 1e-12 * value.abs(), "{v} {value}");
+    assert!(relative_error(&g, &grad) <= 1e-12);
+    let (generated_value, generated) = loss_slices_grad(&p, &xs, &ys);
+    assert!((v - generated_value).abs() <= 1e-12 * value.abs());
+    assert!(relative_error(&g, &generated) <= 1e-12);
+    // 1,000 samples, and 103 and 7 (a partial last block, and only a partial block): the
+    // padding adds nothing.
+    let (blocks, xs, ys) = blocks(10);
+    let (value, grad) = by_blocks(&p, &blocks, false);
+    let (v, g) = loss_and_gradient(&p, &xs, &ys);
+    assert!((v - value).abs() <= 1e-12 * value.abs(), "{v} {value}");
+    assert!(relative_error(&g, &grad) <= 1e-12);
+    for n in [103, 7] {
+        assert_ne!(n % LANES, 0);
+        let (value, grad) = loss_slices_grad(&p, &xs[..n], &ys[..n]);
+        let (v, g) = loss_and_gradient(&p, &xs[..n], &ys[..n]);
+        assert!((v - value).abs() <= 1e-12 * value.abs(), "{n}: {v} {value}");
+        assert!(relative_error(&g, &grad) <= 1e-12, "{n} samples");
+        // The data reaches the gradient, not only the penalty.
+        let penalty_only: Vec<f64> = p.iter().map(|q| 2.0 * moons_model::ALPHA * q).collect();
+        assert!(relative_error(&g, &penalty_only) > 1e-3);
+    }
+    // Where most hinges are inactive and every unit is on, too.
+    let (xs, ys) = moons(1337);
+    let mut trained = p;
+    for k in 0..100 {
+        let (_, grad) = loss_backprop_dense(&trained, &xs, &ys);
+        let rate = 1.0 - 0.9 * f64::from(k) / 100.0;
+        for (q, g) in trained.iter_mut().zip(grad) {
+            *q -= rate * g;
+        }
+    }
+    let (value, grad) = loss_backprop_dense(&trained, &xs, &ys);
+    let (v, g) = loss_and_gradient(&trained, &xs[..], &ys[..]);
+    assert!((v - value).abs() <= 1e-12 * value.abs(), "{v} {value}");
+    assert!(relative_error(&g, &grad) <= 1e-12);
+}
