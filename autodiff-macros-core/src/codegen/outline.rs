@@ -12,16 +12,18 @@
 //!
 //! ```text
 //! fn __segment_3(__segment_values_1: &[f64; 300], x0: f64) -> [f64; 10] {
-//!     let mut __primal_7 = __segment_values_1[4];   // values of earlier segments
+//!     let [.., mut __primal_7, _] = *__segment_values_1;  // values of earlier segments
 //!     …the statements…
-//!     [__adjoint_var_0, …]                          // what later statements name
+//!     [__adjoint_var_0, …]                                // what later statements name
 //! }
 //! let __segment_values_3 = __segment_3(&__segment_values_1, x0);
 //! ```
 //!
 //! - A segment returns, in one array, the real values it binds or assigns that later
-//!   statements name; a later segment takes the arrays it reads from by reference, and a
-//!   statement left in the function takes a value from its array just before it needs it.
+//!   statements name; a later segment takes the arrays it reads from by reference, and the
+//!   values it needs from each in one array pattern (a `let` per value, with its index,
+//!   took rustc longer); a statement left in the function takes a value from its array
+//!   just before it needs it.
 //! - It takes the function's locals it reads by value, with the types the code generator
 //!   knows (`f64` values, partials and adjoints) or the parameters' types; a buffer
 //!   (`&mut`) is lent, and so is a local array whose elements alone it reads or writes.
@@ -45,7 +47,7 @@ use std::collections::{HashMap, HashSet};
 /// Bodies with at most this many `let`s are left as they are.
 const MIN_LETS: usize = 2_000;
 /// The most statements in a segment.
-const SEGMENT: usize = 500;
+const SEGMENT: usize = 250;
 /// Runs shorter than this stay in the function.
 const MIN_SEGMENT: usize = 50;
 
@@ -398,7 +400,8 @@ fn segment(
     let mut params = Vec::new();
     let mut args = Vec::new();
     let mut reads = TokenStream::new();
-    let mut arrays: Vec<usize> = Vec::new();
+    // The earlier segments' arrays it reads, each with the values it takes from it.
+    let mut arrays: Vec<(usize, Vec<(usize, Ident)>)> = Vec::new();
     let mut body = TokenStream::new();
     let mut found = Vec::new();
     let segment_pieces = &pieces[range.clone()];
@@ -424,11 +427,10 @@ fn segment(
                 continue;
             }
             if let Some(&(segment, index, _)) = known.home.get(&name) {
-                let values = values_ident(segment);
-                if !arrays.contains(&segment) {
-                    arrays.push(segment);
+                match arrays.iter_mut().find(|(s, _)| *s == segment) {
+                    Some((_, taken)) => taken.push((index, ident.clone())),
+                    None => arrays.push((segment, vec![(index, ident.clone())])),
                 }
-                reads.extend(quote!(let mut #ident = #values[#index];));
             } else if known.locals.contains(&name) {
                 let ty = (outer.types)(&name).or_else(|| outer.params.get(&name).cloned())?;
                 let mut leading = ty.clone().into_iter();
@@ -511,15 +513,18 @@ fn segment(
         })
         .collect();
     let count = outputs.len();
-    let array_params = arrays.iter().map(|&segment| {
+    let array_params = arrays.iter().map(|&(segment, _)| {
         let values = values_ident(segment);
         let length = known.lengths[&segment];
         quote!(#values: &[#real; #length])
     });
-    let array_args = arrays.iter().map(|&segment| {
+    let array_args = arrays.iter().map(|&(segment, _)| {
         let values = values_ident(segment);
         quote!(&#values)
     });
+    for (segment, taken) in &arrays {
+        reads.extend(take(*segment, known.lengths[segment], taken));
+    }
     let function = format_ident!("__segment_{}", number, span = Span::mixed_site());
     let values = values_ident(number);
     let item = quote! {
@@ -535,6 +540,39 @@ fn segment(
         let #values = #function(#(#array_args,)* #(#args),*);
     };
     Some((item, call, outputs.into_iter().cloned().collect()))
+}
+
+/// The `let` that takes the values `taken` (index, name) from the array of segment
+/// `number`, of `length` values, by reference: one pattern, `let [_, mut a, .., mut b] =
+/// *__segment_values_1;`, whose longest run of values not taken is `..`. (A `let` per
+/// value, `let mut a = __segment_values_1[1];`, took rustc longer: every index is a bounds
+/// check until MIR optimizations remove it.)
+fn take(number: usize, length: usize, taken: &[(usize, Ident)]) -> TokenStream {
+    let mut slots: Vec<Option<&Ident>> = vec![None; length];
+    for (index, ident) in taken {
+        slots[*index] = Some(ident);
+    }
+    // The longest run of values not taken, `rest`, becomes `..`.
+    let mut rest = 0..0;
+    let mut start = 0;
+    // (A value taken past the end closes the last run.)
+    for (k, taken) in slots.iter().map(Option::is_some).chain([true]).enumerate() {
+        if !taken {
+            continue;
+        }
+        if k - start > rest.len() {
+            rest = start..k;
+        }
+        start = k + 1;
+    }
+    let elements = slots.iter().enumerate().filter_map(|(k, slot)| match slot {
+        _ if k == rest.start && !rest.is_empty() => Some(quote!(..)),
+        _ if rest.contains(&k) => None,
+        Some(ident) => Some(quote!(mut #ident)),
+        None => Some(quote!(_)),
+    });
+    let values = values_ident(number);
+    quote!(let [#(#elements),*] = *#values;)
 }
 
 /// Whether every mention of `name` in `trees` is an element of it, `name[…]`.
@@ -688,10 +726,14 @@ mod tests {
     #[test]
     fn runs_of_lets_become_segments_whose_values_cross_in_arrays() {
         let out = outlined("__p_2000");
-        // 2,001 `let`s: four full segments and one of one `let`, which stays.
-        assert!(out.contains("fn __segment_3"), "{out}");
-        assert!(!out.contains("fn __segment_4"), "{out}");
-        // The second segment reads the last value of the first from its array.
+        // 2,001 `let`s: full segments, and one of one `let`, which stays.
+        let last = MIN_LETS / SEGMENT - 1;
+        assert!(out.contains(&format!("fn __segment_{last}")), "{out}");
+        assert!(
+            !out.contains(&format!("fn __segment_{}", last + 1)),
+            "{out}"
+        );
+        // The second segment takes the last value of the first from its array.
         assert!(
             out.contains(
                 "fn __segment_1 (__segment_values_0 : & [f64 ; 1usize] , mut x : f64) -> [f64 ; 1usize]"
@@ -699,19 +741,41 @@ mod tests {
             "{out}"
         );
         assert!(
-            out.contains("let mut __p_499 = __segment_values_0 [0usize] ;"),
+            out.contains(&format!(
+                "let [mut __p_{}] = * __segment_values_0 ;",
+                SEGMENT - 1
+            )),
             "{out}"
         );
         assert!(
             out.contains("let __segment_values_1 = __segment_1 (& __segment_values_0 , x) ;"),
             "{out}"
         );
-        // The last `let` stays, and reads the fourth segment's value.
+        // The last `let` stays, and reads the last segment's value.
         assert!(
-            out.ends_with(
-                "let mut __p_1999 = __segment_values_3 [0usize] ; let __p_2000 = __p_1999 * x ; __p_2000"
-            ),
+            out.ends_with(&format!(
+                "let mut __p_1999 = __segment_values_{last} [0usize] ; let __p_2000 = __p_1999 * x ; __p_2000"
+            )),
             "{out}"
+        );
+    }
+
+    #[test]
+    fn a_segment_takes_the_values_it_names_in_one_pattern() {
+        let ident = |name| Ident::new(name, Span::call_site());
+        let taken = [(1, ident("__a")), (4, ident("__b"))];
+        // The longest run of values not taken is `..`.
+        assert_eq!(
+            take(3, 6, &taken).to_string(),
+            "let [_ , mut __a , .. , mut __b , _] = * __segment_values_3 ;"
+        );
+        assert_eq!(
+            take(0, 2, &[(0, ident("__a")), (1, ident("__b"))]).to_string(),
+            "let [mut __a , mut __b] = * __segment_values_0 ;"
+        );
+        assert_eq!(
+            take(0, 500, &[(499, ident("__a"))]).to_string(),
+            "let [.. , mut __a] = * __segment_values_0 ;"
         );
     }
 
@@ -729,7 +793,10 @@ mod tests {
             "{out}"
         );
         // The first segment returns the values named after it, in the order bound.
-        assert!(out.contains("[__p_10 , __p_20 , __p_499]"), "{out}");
+        assert!(
+            out.contains(&format!("[__p_10 , __p_20 , __p_{}]", SEGMENT - 1)),
+            "{out}"
+        );
     }
 
     #[test]
@@ -748,13 +815,21 @@ mod tests {
         let types = |name: &str| name.starts_with("__p_").then(|| quote!(f64));
         let out = outline_of(&body, &types, &["x"]);
         let tail = &out[out.len() - 300..];
-        assert!(out.contains("fn __segment_7 (__segment_values_6"), "{tail}");
+        // Two statements for each `let`: the last segment's is the one before the last.
+        let last = 2 * MIN_LETS / SEGMENT - 1;
         assert!(
-            out.ends_with(
-                "let mut x = __segment_values_7 [0usize] ; \
-                 let mut __p_2000 = __segment_values_7 [1usize] ; \
-                 x = __p_2000 ; for i in 0 .. 1 { x += 1.0 ; } x"
-            ),
+            out.contains(&format!(
+                "fn __segment_{last} (__segment_values_{}",
+                last - 1
+            )),
+            "{tail}"
+        );
+        assert!(
+            out.ends_with(&format!(
+                "let mut x = __segment_values_{last} [0usize] ; \
+                 let mut __p_2000 = __segment_values_{last} [1usize] ; \
+                 x = __p_2000 ; for i in 0 .. 1 {{ x += 1.0 ; }} x"
+            )),
             "{tail}"
         );
     }
