@@ -5,12 +5,14 @@
 //! all, in the test profile, is the first check. The gradient is then compared with
 //! `Tape` running the same computation, and with central differences.
 //!
-//! Gradients this long are also cut into functions of at most 500 `let`s each
-//! (`codegen/outline.rs`), the values crossing from one to the next in arrays: `long`
-//! crosses them between straight runs and the assignments to `s` and `u`, `mixed` around a
-//! loop and a branch in the middle, with values used twice, an array parameter and a
-//! parameter reassigned, and
-//! `sliced` through the buffers of `_grad_into` and `_vjp`.
+//! Gradients this long are also cut into functions of at most 250 statements each
+//! (`codegen/outline.rs`), in modules of their own beside the function, the values crossing
+//! from one to the next in arrays: `long` crosses them between straight runs and the
+//! assignments to `s` and `u`, `mixed` around a loop and a branch in the middle, with
+//! values used twice, an array parameter and a parameter reassigned, `sliced` through the
+//! buffers of `_grad_into` and `_vjp`, and `nested` from a test function's body, naming a
+//! constant of the module; `with_items` defines a constant in its body, and its segments
+//! stay nested in it.
 
 mod common;
 
@@ -236,4 +238,80 @@ fn a_long_function_on_a_slice_fills_its_buffers() {
     let scaled: Vec<f64> = actual.iter().map(|d| 1.0 + 2.0 * d).collect();
     d_xs.push(d_y);
     assert_all_close(&d_xs, &scaled, 1e-12, "the pullback");
+}
+
+/// A constant of the module, which `nested`'s segments (in modules of their own, beside
+/// the function) name through their `use super::*`.
+const STEP: usize = 3;
+
+/// `nested`, defined in a test function's body, naming a constant of the module; and
+/// `with_items`, whose body defines a constant of its own (its segments then stay nested
+/// in it); each with 400 lines written out.
+macro_rules! nested_functions {
+    ($($k:literal)*) => {
+        #[test]
+        fn a_long_function_in_a_function_body_is_right() {
+            #[grad]
+            fn nested(x: f64, y: f64) -> f64 {
+                let mut s = x;
+                $(
+                    s = (s * 0.97 + y * (($k + STEP) as f64) * 1e-3).sin() + 0.5 * y;
+                )*
+                s * x
+            }
+
+            #[grad]
+            fn with_items(x: f64, y: f64) -> f64 {
+                const LOCAL: usize = 3;
+                let mut s = x;
+                $(
+                    s = (s * 0.97 + y * (($k + LOCAL) as f64) * 1e-3).sin() + 0.5 * y;
+                )*
+                s * x
+            }
+
+            fn on_tape<'t>(x: Var<'t>, y: Var<'t>) -> Var<'t> {
+                let mut s = x;
+                $(
+                    s = (s * 0.97 + y * (($k + STEP) as f64) * 1e-3).sin() + y * 0.5;
+                )*
+                s * x
+            }
+
+            for point in [[0.3, -0.2], [-0.8, 0.6]] {
+                let [x, y] = point;
+                let tape = Tape::new();
+                let (tx, ty) = (tape.var(x), tape.var(y));
+                let g = on_tape(tx, ty).gradient();
+                let fd = fd_gradient(|p| nested(p[0], p[1]), &point);
+                let (value, dx, dy) = nested_grad(x, y);
+                assert_eq!(value.to_bits(), nested(x, y).to_bits());
+                assert_all_close(&[dx, dy], &[g[tx], g[ty]], 1e-12, "against Tape");
+                assert_all_close(&[dx, dy], &fd, 1e-6, "against central differences");
+                let (value, ex, ey) = with_items_grad(x, y);
+                assert_eq!(value.to_bits(), with_items(x, y).to_bits());
+                assert_eq!([ex.to_bits(), ey.to_bits()], [dx.to_bits(), dy.to_bits()]);
+            }
+        }
+    };
+}
+
+nested_functions! {
+        0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32
+        33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61
+        62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90
+        91 92 93 94 95 96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114
+        115 116 117 118 119 120 121 122 123 124 125 126 127 128 129 130 131 132 133 134 135 136
+        137 138 139 140 141 142 143 144 145 146 147 148 149 150 151 152 153 154 155 156 157 158
+        159 160 161 162 163 164 165 166 167 168 169 170 171 172 173 174 175 176 177 178 179 180
+        181 182 183 184 185 186 187 188 189 190 191 192 193 194 195 196 197 198 199 200 201 202
+        203 204 205 206 207 208 209 210 211 212 213 214 215 216 217 218 219 220 221 222 223 224
+        225 226 227 228 229 230 231 232 233 234 235 236 237 238 239 240 241 242 243 244 245 246
+        247 248 249 250 251 252 253 254 255 256 257 258 259 260 261 262 263 264 265 266 267 268
+        269 270 271 272 273 274 275 276 277 278 279 280 281 282 283 284 285 286 287 288 289 290
+        291 292 293 294 295 296 297 298 299 300 301 302 303 304 305 306 307 308 309 310 311 312
+        313 314 315 316 317 318 319 320 321 322 323 324 325 326 327 328 329 330 331 332 333 334
+        335 336 337 338 339 340 341 342 343 344 345 346 347 348 349 350 351 352 353 354 355 356
+        357 358 359 360 361 362 363 364 365 366 367 368 369 370 371 372 373 374 375 376 377 378
+        379 380 381 382 383 384 385 386 387 388 389 390 391 392 393 394 395 396 397 398 399
 }

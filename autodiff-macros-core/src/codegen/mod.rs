@@ -130,9 +130,10 @@ fn binding_type(function: &Function, name: &str) -> Option<TokenStream> {
     scalar_node(id(name.strip_prefix("__primal_")?)?)
 }
 
-/// A generated function's body, with its long runs of `let`s outlined (see `outline`)
-/// and the scopes of its long blocks flattened.
-fn flat_scopes(function: &Function, body: TokenStream) -> TokenStream {
+/// The body of generated function `name`, with its long runs of `let`s outlined (see
+/// `outline`) and the scopes of its long blocks flattened; and the items to emit beside
+/// the function (its segments, if they are outlined into modules).
+fn flat_scopes(function: &Function, name: &Ident, body: TokenStream) -> (TokenStream, TokenStream) {
     let types = |name: &str| binding_type(function, name);
     let sig = &function.original.sig;
     let body = if sig.generics.params.is_empty()
@@ -188,19 +189,23 @@ fn flat_scopes(function: &Function, body: TokenStream) -> TokenStream {
         outline::outline(
             body,
             &outline::Outer {
+                name: name.to_string(),
                 real: quote!(#real),
                 params,
                 types: &types,
             },
         )
     } else {
-        (TokenStream::new(), body)
+        (outline::Outlined::Within(TokenStream::new()), body)
     };
-    // The segments' functions go first, after the flattening: they name the same values,
-    // and a name that tokens before its first `let` name stays where it is.
+    // Nested segments go first, after the flattening: they name the same values, and a
+    // name that tokens before its first `let` name stays where it is.
     let (segments, body) = body;
     let body = scopes::flatten(body, &types);
-    quote!(#segments #body)
+    match segments {
+        outline::Outlined::Beside(items) => (items, body),
+        outline::Outlined::Within(items) => (TokenStream::new(), quote!(#items #body)),
+    }
 }
 
 /// The workspace of a function with loops of run-time length, a generated local.
@@ -607,7 +612,7 @@ fn buffered_body(
     params: &[usize],
     sweep: &Sweep,
     caller: &Ident,
-) -> TokenStream {
+) -> (TokenStream, TokenStream) {
     let slice_adjoints = params.iter().filter_map(|&i| {
         let var = function.params[i].var;
         if !function.vars[var].slice {
@@ -659,6 +664,7 @@ fn buffered_body(
     } = sweep;
     flat_scopes(
         function,
+        caller,
         quote! {
             #(#checks)*
             #(#slice_adjoints)*
@@ -730,8 +736,9 @@ pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
         } = &sweep;
         let grad_name = &names.grad;
         let value_slot = value_slot();
-        let body = flat_scopes(
+        let (items, body) = flat_scopes(
             function,
+            &grad_ident(&function.original.sig.ident),
             quote! {
                 #code
                 #recycle
@@ -742,6 +749,8 @@ pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
             #signature {
                 #body
             }
+
+            #items
 
             #signature_into {
                 let (#value_slot, #(#locals),*) = #grad_name(#(#param_names),*);
@@ -756,11 +765,14 @@ pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
     // With slices or structs, `_grad_into` holds the gradient and `_grad` allocates its
     // buffers.
     let into_ident = grad_into_ident(&function.original.sig.ident);
-    let body = if vjp::same_sweep(function) {
+    let (items, body) = if vjp::same_sweep(function) {
         // The pullback differentiates the same parameters: seed it with 1.
         let vjp_name = &names.vjp;
         let buffers = function.wrt.iter().map(|&i| output_slot(function, i));
-        quote!(#vjp_name(#(#param_names,)* 1.0, #(#buffers),*))
+        (
+            TokenStream::new(),
+            quote!(#vjp_name(#(#param_names,)* 1.0, #(#buffers),*)),
+        )
     } else {
         let sweep = sweep(function, activity, quote!(1.0));
         buffered_body(function, activity, &function.wrt, &sweep, &into_ident)
@@ -775,6 +787,8 @@ pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
         #signature_into {
             #body
         }
+
+        #items
 
         #signature {
             #(#allocations)*

@@ -107,7 +107,7 @@ pub fn pullback(function: &Function, activity: &Activity) -> TokenStream {
     let all = buffered_params(function);
     let name = vjp_ident(&function.original.sig.ident);
     let seed = seed();
-    let body = if all == function.wrt && !in_place(function) && function.outputs == 1 {
+    let (items, body) = if all == function.wrt && !in_place(function) && function.outputs == 1 {
         // `_grad` returns every partial: scale them into the buffers.
         let names = names(function);
         let grad_name = &names.grad;
@@ -128,11 +128,14 @@ pub fn pullback(function: &Function, activity: &Activity) -> TokenStream {
             ),
         };
         let value_slot = value_slot();
-        quote! {
-            let (#value_slot, #(#locals),*) = #grad_name(#(#param_names),*);
-            #add_scaled
-            #value_slot
-        }
+        (
+            TokenStream::new(),
+            quote! {
+                let (#value_slot, #(#locals),*) = #grad_name(#(#param_names),*);
+                #add_scaled
+                #value_slot
+            },
+        )
     } else if all == function.wrt {
         let sweep = sweep(function, activity, seed.to_token_stream());
         buffered_body(function, activity, &all, &sweep, &name)
@@ -148,5 +151,7 @@ pub fn pullback(function: &Function, activity: &Activity) -> TokenStream {
         #signature {
             #body
         }
+
+        #items
     }
 }
