@@ -404,16 +404,7 @@ pub mod moons {
                 black_box(&f(black_box(&p), black_box(&xs[..]), black_box(&ys[..])));
             }
         };
-        let lanes = {
-            let (xs, ys) = (Rc::clone(&xs_vec), Rc::clone(&ys_vec));
-            move || {
-                black_box(&crate::lanes::loss_and_gradient(
-                    black_box(&p),
-                    black_box(&xs[..]),
-                    black_box(&ys[..]),
-                ));
-            }
-        };
+        let lanes = layout(crate::lanes::loss_and_gradient);
         let into = || {
             let (xs_vec, ys_vec) = (Rc::clone(&xs_vec), Rc::clone(&ys_vec));
             let buffer = RefCell::new([0.0; PARAMS]);
