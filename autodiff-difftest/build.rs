@@ -1,9 +1,12 @@
 //! Writes the batch of random programs the tests `programs_0` … `programs_3` compile and
-//! check, into `OUT_DIR/programs_0.rs` …, program `i` into part `i % 4`.
+//! check, into `OUT_DIR/programs_0.rs` …, program `i` into part `i % 4`; and the long
+//! programs (`generator::random::long_program`) the test `programs_long` compiles and
+//! checks, into `OUT_DIR/programs_long.rs`.
 //!
 //! - `AUTODIFF_DIFFTEST_PROGRAMS`: how many (default 2,000);
-//! - `AUTODIFF_DIFFTEST_SEED`: which stream (default 1); program `i` of a stream is
-//!   always the same program.
+//! - `AUTODIFF_DIFFTEST_LONG_PROGRAMS`: how many long ones (default 8);
+//! - `AUTODIFF_DIFFTEST_SEED`: which stream (default 1), of both; program `i` of a
+//!   stream is always the same program, and so is long program `i`.
 
 use std::fmt::Write as _;
 
@@ -12,6 +15,8 @@ use std::fmt::Write as _;
 mod generator;
 
 const DEFAULT_PROGRAMS: u64 = 2_000;
+/// Together about 10 to 20 s of building `programs_long` (debug, 2 cores).
+const DEFAULT_LONG_PROGRAMS: u64 = 8;
 const DEFAULT_SEED: u64 = 1;
 
 fn env_number(name: &str, default: u64) -> u64 {
@@ -35,27 +40,52 @@ fn main() {
     let count = env_number("AUTODIFF_DIFFTEST_PROGRAMS", DEFAULT_PROGRAMS);
     let seed = env_number("AUTODIFF_DIFFTEST_SEED", DEFAULT_SEED);
     let dir = std::env::var("OUT_DIR").expect("OUT_DIR");
+    let long = env_number("AUTODIFF_DIFFTEST_LONG_PROGRAMS", DEFAULT_LONG_PROGRAMS);
+    let dir = std::path::Path::new(&dir);
     for part in 0..PARTS {
-        let mut modules = String::new();
-        let mut cases = String::new();
-        for index in (0..count).filter(|i| i % PARTS == part) {
-            let program = generator::random::program(seed, index);
-            let name = format!("p{index:06}");
-            let source = generator::emit::module(&name, &program);
-            cases.push_str(&generator::emit::case(&name, &program, &source));
-            modules.push_str(&source);
-        }
-        let mut out = String::new();
-        let _ = writeln!(
-            out,
-            "/// The seed of this batch.\npub const SEED: u64 = {seed};"
-        );
-        out.push_str(&modules);
-        let _ = writeln!(
-            out,
-            "/// The programs of this part of the batch.\npub static CASES: &[Case] = &[\n{cases}];"
-        );
-        let path = std::path::Path::new(&dir).join(format!("programs_{part}.rs"));
-        std::fs::write(&path, out).expect("write the programs");
+        let indices = (0..count).filter(|i| i % PARTS == part);
+        let out = batch(seed, indices, |index| {
+            (
+                format!("p{index:06}"),
+                generator::random::program(seed, index),
+            )
+        });
+        std::fs::write(dir.join(format!("programs_{part}.rs")), out).expect("write the programs");
     }
+    let out = batch(seed, 0..long, |index| {
+        let ops = generator::random::LONG_OPS;
+        (
+            format!("l{index:04}"),
+            generator::random::long_program(seed, index, ops),
+        )
+    });
+    std::fs::write(dir.join("programs_long.rs"), out).expect("write the long programs");
+}
+
+/// The source of a batch: its seed, the modules of the programs `indices` (named and
+/// drawn by `draw`) and their table of cases.
+fn batch(
+    seed: u64,
+    indices: impl Iterator<Item = u64>,
+    draw: impl Fn(u64) -> (String, generator::ast::Program),
+) -> String {
+    let mut modules = String::new();
+    let mut cases = String::new();
+    for index in indices {
+        let (name, program) = draw(index);
+        let source = generator::emit::module(&name, &program);
+        cases.push_str(&generator::emit::case(&name, &program, &source));
+        modules.push_str(&source);
+    }
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "/// The seed of this batch.\npub const SEED: u64 = {seed};"
+    );
+    out.push_str(&modules);
+    let _ = writeln!(
+        out,
+        "/// The programs of this part of the batch.\npub static CASES: &[Case] = &[\n{cases}];"
+    );
+    out
 }

@@ -6,6 +6,18 @@
 //!   and writes the batch into `OUT_DIR`, in four parts, one per test
 //!   (`tests/programs_0.rs` …, so that two cores compile them side by side); each test
 //!   includes its part and runs [`check::check_batch`] on it.
+//! - Long programs: the build script also writes a few programs whose function under
+//!   test performs thousands of operations (`generator::random::long_program`, 8 by
+//!   default, `AUTODIFF_DIFFTEST_LONG_PROGRAMS`), into `OUT_DIR/programs_long.rs`, which
+//!   `tests/programs_long.rs` checks as the others. Their gradients have well over the
+//!   2,000 `let`s beyond which `#[grad]` cuts a gradient into segments (functions of at
+//!   most 250 statements, in modules of their own beside it, or nested in it when its
+//!   body defines items; `autodiff-macros-core/src/codegen/outline.rs`), which no
+//!   ordinary program reaches: so segments are checked on random programs too, not only
+//!   on the hand-written `tests/large_functions.rs`. A long body is a sequence of runs of
+//!   the ordinary random statements, mostly straight ones, each threading one squashed
+//!   value on to the next (see the generator's module `long`); their `Tape` twins measure
+//!   distances to kinks in the inputs ([`Ctx::moving_only`]).
 //! - This library holds what the generated code and the test need at run time: the
 //!   arguments of a case ([`Args`]), the context of the `Tape` twins ([`Ctx`]), which
 //!   measures how close a point is to a kink or a branch boundary, the flattening of
@@ -19,7 +31,7 @@ pub mod generator;
 
 use autodiff::{Gradient, Tape, Value, Var};
 use generator::ast::{BinOp, Exponent, Expr, Stmt};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
 /// Dispatches a unary operation of the table by name to the method of that name.
@@ -267,7 +279,14 @@ pub struct Ctx<'t> {
     tape: &'t Tape,
     margin: Cell<f64>,
     largest: Cell<f64>,
+    /// The leaves made so far, in a context that passes over what no input moves
+    /// ([`Ctx::moving_only`]).
+    leaves: Option<RefCell<Vec<Var<'t>>>>,
 }
+
+/// How close to a kink or boundary a [`Ctx::moving_only`] context asks whether an input
+/// moves it (farther, no point is ever resampled).
+const NEAR: f64 = 0.1;
 
 impl<'t> Ctx<'t> {
     /// A context recording on `tape`.
@@ -276,12 +295,73 @@ impl<'t> Ctx<'t> {
             tape,
             margin: Cell::new(f64::INFINITY),
             largest: Cell::new(0.0),
+            leaves: None,
+        }
+    }
+
+    /// A context recording on `tape` that measures the distance to a kink or a boundary
+    /// in the inputs, not in the operand: `|d| / s`, where `d` is the distance of the
+    /// operand (of the difference of the two compared) and `s` the largest magnitude of
+    /// its partial derivatives with respect to the leaves made so far, how far one input
+    /// must move to reach it, to first order (for distances below [`NEAR`]; each costs a
+    /// reverse sweep, two for a comparison). So it passes over what no input moves
+    /// (`s == 0`): an operand built of constants, of piecewise-constant operations
+    /// (`floor`, `signum`, `relu` of a negative number), of `x - x`, of a zero array's
+    /// elements; `abs(floor(x))` at `floor(x) == 0` is a kink no perturbation reaches,
+    /// at distance `0` at every point. The ordinary programs' twins count it (such a
+    /// program is then reported as unchecked, a few in a hundred); a long program
+    /// (`generator::random::long_program`) has many of them, and without this would
+    /// never be checked at all.
+    pub fn moving_only(tape: &'t Tape) -> Ctx<'t> {
+        Ctx {
+            leaves: Some(RefCell::new(Vec::new())),
+            ..Ctx::new(tape)
         }
     }
 
     /// An input.
     pub fn leaf(&self, value: f64) -> Var<'t> {
-        self.tape.var(value)
+        let v = self.tape.var(value);
+        if let Some(leaves) = &self.leaves {
+            leaves.borrow_mut().push(v);
+        }
+        v
+    }
+
+    /// The largest magnitude of the partial derivatives of `a` (of `a - b`) with respect
+    /// to the leaves (NaN if one is NaN).
+    fn slope(&self, a: Var<'t>, b: Option<Var<'t>>, leaves: &[Var<'t>]) -> f64 {
+        let ga = a.gradient();
+        let gb = b.map(Var::gradient);
+        leaves.iter().fold(0.0, |m: f64, &leaf| {
+            let d = (ga[leaf] - gb.as_ref().map_or(0.0, |g| g[leaf])).abs();
+            if d.is_nan() || m.is_nan() {
+                f64::NAN
+            } else {
+                m.max(d)
+            }
+        })
+    }
+
+    /// Notes `distance`, of a kink of `a` (or of the boundary between `a` and `b`): in a
+    /// [`Ctx::moving_only`] context, in the inputs.
+    fn note_at(&self, distance: f64, a: Var<'t>, b: Option<Var<'t>>) {
+        match &self.leaves {
+            Some(leaves) if distance.abs() < NEAR => {
+                let s = self.slope(a, b, &leaves.borrow());
+                self.note_in_inputs(distance, s);
+            }
+            _ => self.note(distance),
+        }
+    }
+
+    /// Notes `distance` of an operand whose slope is `s`, in the inputs.
+    fn note_in_inputs(&self, distance: f64, s: f64) {
+        if s.is_nan() {
+            self.note(distance);
+        } else if s > 0.0 {
+            self.note(distance.abs() / s);
+        }
     }
 
     /// A constant (a node whose adjoint is never read).
@@ -315,7 +395,7 @@ impl<'t> Ctx<'t> {
     /// comparison no perturbation can change).
     fn between(&self, a: Var<'t>, b: Var<'t>) {
         if a.index() != b.index() {
-            self.note(a.value() - b.value());
+            self.note_at(a.value() - b.value(), a, Some(b));
         }
     }
 
@@ -353,30 +433,30 @@ impl<'t> Ctx<'t> {
 
     /// `x.abs()`.
     pub fn abs(&self, x: Var<'t>) -> Var<'t> {
-        self.note(x.value());
+        self.note_at(x.value(), x, None);
         x.abs()
     }
 
     /// `x.relu()`.
     pub fn relu(&self, x: Var<'t>) -> Var<'t> {
-        self.note(x.value());
+        self.note_at(x.value(), x, None);
         x.relu()
     }
 
     /// `x.signum()`.
     pub fn signum(&self, x: Var<'t>) -> Var<'t> {
-        self.note(x.value());
+        self.note_at(x.value(), x, None);
         x.signum()
     }
 
     /// `x.cbrt()` (its derivative is unbounded at 0).
     pub fn cbrt(&self, x: Var<'t>) -> Var<'t> {
-        self.note(x.value());
+        self.note_at(x.value(), x, None);
         x.cbrt()
     }
 
     fn to_integer(&self, x: Var<'t>) {
-        self.note(x.value() - x.value().round());
+        self.note_at(x.value() - x.value().round(), x, None);
     }
 
     /// `x.floor()`.
@@ -399,7 +479,7 @@ impl<'t> Ctx<'t> {
 
     /// `x.round()` (which jumps half-way between integers).
     pub fn round(&self, x: Var<'t>) -> Var<'t> {
-        self.note(x.value() - (x.value().floor() + 0.5));
+        self.note_at(x.value() - (x.value().floor() + 0.5), x, None);
         x.round()
     }
 
@@ -422,29 +502,43 @@ impl<'t> Ctx<'t> {
             self.note(f64::NAN);
             return x;
         }
-        self.note(x.value() - lo.value());
-        self.note(x.value() - hi.value());
+        for bound in [lo, hi] {
+            self.note_at(x.value() - bound.value(), x, Some(bound));
+        }
         x.clamp(lo, hi)
     }
 
     /// `y.atan2(x)`: its branch cut is the negative `x` axis.
     pub fn atan2(&self, y: Var<'t>, x: Var<'t>) -> Var<'t> {
         if x.value() < 0.0 {
-            self.note(y.value());
+            self.note_at(y.value(), y, None);
         }
-        self.note(y.value().hypot(x.value()));
+        self.note_norm(y, x);
         y.atan2(x)
     }
 
     /// `a.hypot(b)` (a cone at the origin).
     pub fn hypot(&self, a: Var<'t>, b: Var<'t>) -> Var<'t> {
-        self.note(a.value().hypot(b.value()));
+        self.note_norm(a, b);
         a.hypot(b)
+    }
+
+    /// Notes the distance of `(a, b)` to the origin, unless no input moves either.
+    fn note_norm(&self, a: Var<'t>, b: Var<'t>) {
+        let distance = a.value().hypot(b.value());
+        match &self.leaves {
+            Some(leaves) if distance < NEAR => {
+                let leaves = leaves.borrow();
+                let s = self.slope(a, None, &leaves) + self.slope(b, None, &leaves);
+                self.note_in_inputs(distance, s);
+            }
+            _ => self.note(distance),
+        }
     }
 
     /// `x as usize`, an index computed from a number.
     pub fn index(&self, x: Var<'t>) -> usize {
-        self.note(x.value() - x.value().round());
+        self.note_at(x.value() - x.value().round(), x, None);
         x.value() as usize
     }
 }

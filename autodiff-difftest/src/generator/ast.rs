@@ -470,6 +470,9 @@ pub struct Program {
     pub methods: Vec<Function>,
     /// Written in `f32` throughout (the `Tape` twin computes in `f64`).
     pub single: bool,
+    /// A long program (`random::long_program`): its `Tape` twin passes over the kinks and
+    /// branch boundaries that no input moves (see `Ctx::moving_only`).
+    pub long: bool,
 }
 
 /// The type of a field of the program's struct.

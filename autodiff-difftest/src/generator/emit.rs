@@ -70,7 +70,11 @@ pub fn module(name: &str, program: &Program) -> String {
     }
     let _ = writeln!(s, "    (r.0{widen}, d)\n}}");
     s.push_str("pub fn tape(a: &Args) -> (f64, Vec<f64>, f64, f64) {\n");
-    s.push_str("    let tape = Tape::new();\n    let t = Ctx::new(&tape);\n");
+    let ctx = if program.long { "moving_only" } else { "new" };
+    let _ = writeln!(
+        s,
+        "    let tape = Tape::new();\n    let t = Ctx::{ctx}(&tape);"
+    );
     let mut tape_args = vec!["&t".to_string()];
     for (i, p) in main.params.iter().enumerate() {
         let (binding, pass) = tape_leaf(i, p);

@@ -241,7 +241,10 @@ pub fn outline(body: TokenStream, outer: &Outer) -> (Outlined, TokenStream) {
             trees.into_iter().collect(),
         );
     }
-    let beside = !trees.iter().any(defines_items);
+    // (The code generator's own constants, `const __FRAME_0: usize = …;`, do not keep the
+    // segments in the body: a segment that names one stays in the function instead.)
+    let mut generated = HashSet::new();
+    let beside = !defines_items(&trees, &mut generated);
     // The pieces, in order.
     let mut pieces = Vec::new();
     let mut constants: HashMap<String, TokenStream> = HashMap::new();
@@ -331,6 +334,7 @@ pub fn outline(body: TokenStream, outer: &Outer) -> (Outlined, TokenStream) {
                 locals: &locals,
                 last_named: &last_named,
                 constants: &constants,
+                generated: &generated,
             };
             if let Some((item, call, outputs)) = segment(
                 &trees,
@@ -407,30 +411,52 @@ pub enum Outlined {
     Within(TokenStream),
 }
 
-/// Whether `tree` holds the keyword of an item, at any depth: a segment in a module
+/// Whether `trees` hold the keyword of an item, at any depth: a segment in a module
 /// beside the function could not name an item that the function's body defines. (Also
 /// true of `fn(f64) -> f64` and other types that name the keywords: the segments then
-/// stay nested in the body, as they do for functions with generics.)
-fn defines_items(tree: &TokenTree) -> bool {
-    match tree {
-        TokenTree::Ident(ident) => matches!(
-            ident.to_string().as_str(),
-            "fn" | "const"
-                | "static"
-                | "struct"
-                | "enum"
-                | "union"
-                | "use"
-                | "type"
-                | "mod"
-                | "macro_rules"
-                | "trait"
-                | "impl"
-                | "extern"
-        ),
-        TokenTree::Group(group) => group.stream().into_iter().any(|t| defines_items(&t)),
-        _ => false,
+/// stay nested in the body, as they do for functions with generics.) Constants the code
+/// generator declares (`const __FRAME_0`) are not counted but added to `generated`.
+fn defines_items(trees: &[TokenTree], generated: &mut HashSet<String>) -> bool {
+    for (k, tree) in trees.iter().enumerate() {
+        match tree {
+            TokenTree::Ident(ident) => {
+                let word = ident.to_string();
+                if !matches!(
+                    word.as_str(),
+                    "fn" | "const"
+                        | "static"
+                        | "struct"
+                        | "enum"
+                        | "union"
+                        | "use"
+                        | "type"
+                        | "mod"
+                        | "macro_rules"
+                        | "trait"
+                        | "impl"
+                        | "extern"
+                ) {
+                    continue;
+                }
+                match trees.get(k + 1) {
+                    Some(TokenTree::Ident(name))
+                        if word == "const" && name.to_string().starts_with("__") =>
+                    {
+                        generated.insert(name.to_string());
+                    }
+                    _ => return true,
+                }
+            }
+            TokenTree::Group(group) => {
+                let inner: Vec<TokenTree> = group.stream().into_iter().collect();
+                if defines_items(&inner, generated) {
+                    return true;
+                }
+            }
+            _ => {}
+        }
     }
+    false
 }
 
 /// The array of segment `number`'s values.
@@ -450,6 +476,8 @@ struct Known<'a> {
     last_named: &'a HashMap<String, usize>,
     /// The integer constants, by name, with their `let`s.
     constants: &'a HashMap<String, TokenStream>,
+    /// The constants the code generator declares in the body (see [`defines_items`]).
+    generated: &'a HashSet<String>,
 }
 
 /// Segment `number` (pieces `range`, `let`s and simple statements): the nested function,
@@ -489,13 +517,15 @@ fn segment(
     };
     for piece in segment_pieces {
         found.clear();
-        for tree in &trees[piece.named()] {
-            ident_tokens(tree, &mut found);
-        }
+        names_in(&trees[piece.named()], &mut found);
         for ident in &found {
             let name = ident.to_string();
             if bound.contains(&name) || !seen.insert(name.clone()) {
                 continue;
+            }
+            if beside && known.generated.contains(&name) {
+                // A constant of the body, which a module beside the function cannot name.
+                return None;
             }
             if known.constants.contains_key(&name) {
                 // Bound again here (its value names only constants bound before it).
@@ -721,13 +751,7 @@ fn rebind_constant(
 fn constant_value(trees: &[TokenTree], constants: &HashMap<String, TokenStream>) -> bool {
     !trees.is_empty()
         && trees.iter().all(|tree| match tree {
-            TokenTree::Literal(literal) => {
-                let text = literal.to_string();
-                !text.contains('.')
-                    && !text.contains('"')
-                    && !text.contains('\'')
-                    && !text.contains('e')
-            }
+            TokenTree::Literal(literal) => integer_literal(&literal.to_string()),
             TokenTree::Punct(p) => "+-*/%".contains(p.as_char()),
             TokenTree::Ident(ident) => constants.contains_key(&ident.to_string()),
             TokenTree::Group(g) => {
@@ -735,6 +759,17 @@ fn constant_value(trees: &[TokenTree], constants: &HashMap<String, TokenStream>)
                     && constant_value(&g.stream().into_iter().collect::<Vec<_>>(), constants)
             }
         })
+}
+
+/// Whether `text` is an integer literal written in decimal: `3`, `1_000`, `0usize`.
+fn integer_literal(text: &str) -> bool {
+    let digits = [
+        "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32", "i64", "i128",
+    ]
+    .iter()
+    .find_map(|suffix| text.strip_suffix(suffix))
+    .unwrap_or(text);
+    !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit() || c == '_')
 }
 
 /// Whether a `let`'s value (or a simple statement) can move into another function: no
@@ -781,16 +816,28 @@ fn bound_by_lets(trees: &[TokenTree], out: &mut HashSet<String>) {
     }
 }
 
-/// Every identifier in `tree`, at any depth, with its span.
-fn ident_tokens(tree: &TokenTree, out: &mut Vec<Ident>) {
-    match tree {
-        TokenTree::Ident(ident) => out.push(ident.clone()),
-        TokenTree::Group(group) => {
-            for tree in group.stream() {
-                ident_tokens(&tree, out);
+/// The identifiers that `trees` name values by, at any depth, with their spans: not
+/// fields and methods (after `.`), nor the later segments of paths (after `::`). A field
+/// `m.w` is not the variable `w`: taken as it, a segment would declare the variable with
+/// the field's token, whose hygiene the variable's own uses do not see.
+fn names_in(trees: &[TokenTree], out: &mut Vec<Ident>) {
+    for (k, tree) in trees.iter().enumerate() {
+        match tree {
+            TokenTree::Ident(ident) => {
+                let member =
+                    k > 0 && matches!(&trees[k - 1], TokenTree::Punct(p) if p.as_char() == '.');
+                let path = k > 1
+                    && matches!(&trees[k - 1], TokenTree::Punct(p) if p.as_char() == ':')
+                    && matches!(&trees[k - 2], TokenTree::Punct(p) if p.as_char() == ':' && p.spacing() == proc_macro2::Spacing::Joint);
+                if !member && !path {
+                    out.push(ident.clone());
+                }
             }
+            TokenTree::Group(group) => {
+                names_in(&group.stream().into_iter().collect::<Vec<_>>(), out);
+            }
+            _ => {}
         }
-        _ => {}
     }
 }
 
@@ -892,6 +939,39 @@ mod tests {
             "{out}"
         );
         assert!(!out.contains("mod "), "{out}");
+    }
+
+    #[test]
+    fn the_code_generators_constants_leave_segments_beside_the_function() {
+        let out = outlined("const __FRAME_0: usize = 4; let __q = __p_2000 * 2.0; __q");
+        assert!(out.starts_with("# [doc (hidden)]"), "{out}");
+        // The item keyword of a constant of the user's keeps them within.
+        let out = outlined("const K: usize = 4; let __q = __p_2000 * 2.0; __q");
+        assert!(out.starts_with("within: "), "{out}");
+    }
+
+    #[test]
+    fn integer_literals_are_constants_and_floats_are_not() {
+        for text in ["3", "1_000", "0usize", "7u32", "12i64"] {
+            assert!(integer_literal(text), "{text}");
+        }
+        for text in ["3.0", "1e3", "2f64", "0x1e", "\"s\"", "'c'", "usize"] {
+            assert!(!integer_literal(text), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_field_is_not_the_variable_of_its_name() {
+        // `q` is a local of unknown type, which a segment cannot take; `m.q` is a field of
+        // the parameter `m`, and `x.q()` a method.
+        let chain: String = (1..=MIN_LETS)
+            .map(|k| format!("let __p_{k} = __p_{} * m.q[0] + x.q();", k - 1))
+            .collect();
+        let body = format!("let q = vec![1.0]; let __p_0 = x; {chain} __p_2000 + q[0]");
+        let types = |name: &str| name.starts_with("__p_").then(|| quote!(f64));
+        let out = outline_of(&body, &types, &["x", "m"]);
+        assert!(out.contains("fn __segment_1"), "{out}");
+        assert!(!out.contains("mut q :"), "{out}");
     }
 
     #[test]

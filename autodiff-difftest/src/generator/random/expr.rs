@@ -64,7 +64,27 @@ impl Gen {
     }
 
     pub(super) fn op(&mut self, name: &'static str, args: Vec<Expr>) -> Expr {
+        // A long program draws three in four of its kinks as smooth operations instead:
+        // every point would be near one of thousands (`hypot` is one at the origin only).
+        if self.long.is_some() && KINKS.contains(&name) && name != "hypot" && self.chance(0.75) {
+            return self.smooth(args);
+        }
         let form = self.form();
+        Expr::Op { name, args, form }
+    }
+
+    /// A smooth operation of the operands of a kink: a unary one of one operand, an
+    /// arithmetic one of two, a squashing of the first of three (`clamp`).
+    fn smooth(&mut self, mut args: Vec<Expr>) -> Expr {
+        if args.len() == 2 {
+            let op = self.pick(&[BinOp::Add, BinOp::Sub, BinOp::Mul]);
+            let b = args.pop().expect("two operands");
+            let a = args.pop().expect("two operands");
+            return Expr::Bin(op, Box::new(a), Box::new(b));
+        }
+        let name = self.pick(&["sin", "cos", "atan", "tanh", "asinh", "sigmoid"]);
+        let form = self.form();
+        args.truncate(1);
         Expr::Op { name, args, form }
     }
 
@@ -136,7 +156,12 @@ impl Gen {
                 self.op(name, vec![a])
             }
             46..=51 => {
-                let name = self.pick(UNARY_BOUNDED);
+                let mut name = self.pick(UNARY_BOUNDED);
+                // Not in a long program: up to 92 (of a bounded number), then cubed by a
+                // `powi` (to 8e5), somewhere in every long program.
+                if name == "to_degrees" && self.long.is_some() {
+                    name = "to_radians";
+                }
                 let a = self.expr(d);
                 let a = self.bounded(a);
                 self.op(name, vec![a])
@@ -174,7 +199,7 @@ impl Gen {
                 if n < 0 {
                     let a = self.positive(a);
                     Expr::Powi(Box::new(a), Exponent::Lit(n))
-                } else if self.chance(0.3) && !self.config.value_ops_only {
+                } else if self.chance(0.3) && !self.config.value_ops_only && !self.straight {
                     let a = self.bounded(a);
                     Expr::Powi(Box::new(a), Exponent::Int(self.small_int()))
                 } else {
@@ -239,7 +264,7 @@ impl Gen {
                     self.op("clamp", vec![x, lo, hi])
                 }
             }
-            85..=88 if !self.config.value_ops_only => {
+            85..=88 if !self.config.value_ops_only && !self.straight => {
                 let c = self.cond(d.min(1));
                 // Branches: `#[grad]` lowers them into blocks of their own.
                 self.control += 1;
@@ -247,7 +272,7 @@ impl Gen {
                 self.control -= 1;
                 Expr::If(Box::new(c), Box::new(a), Box::new(b))
             }
-            89 if !self.config.value_ops_only => {
+            89 if !self.config.value_ops_only && self.long.is_none() => {
                 let a = self.expr(d);
                 Expr::Stop(Box::new(a))
             }
@@ -258,14 +283,16 @@ impl Gen {
             {
                 self.call(d)
             }
-            92..=93 if !self.config.value_ops_only && self.in_closure == 0 => self.reduce(d),
-            94 if !self.config.value_ops_only => {
+            92..=93 if !self.config.value_ops_only && self.in_closure == 0 && !self.straight => {
+                self.reduce(d)
+            }
+            94 if !self.config.value_ops_only && !self.straight => {
                 self.control += 1;
                 let m = self.match_expr(d);
                 self.control -= 1;
                 m
             }
-            95 if !self.config.value_ops_only && self.in_closure == 0 => {
+            95 if !self.config.value_ops_only && self.in_closure == 0 && !self.straight => {
                 self.control += 1;
                 let block = self.block_expr(d);
                 self.control -= 1;

@@ -7,7 +7,10 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 mod expr;
+mod long;
 mod stmt;
+
+pub use long::{long_program, LONG_OPS};
 
 /// The largest value an integer variable can hold, as far as indexing is concerned.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -176,6 +179,21 @@ struct Gen {
     returned: bool,
     /// The program's struct, if any.
     structure: Option<StructDef>,
+    /// A long program (see [`long_program`]): its function under test performs at least
+    /// this many operations, and no function body defines items.
+    long: Option<usize>,
+    /// Statements and expressions without loops, branches, blocks or closures (the
+    /// straight runs of a long program), and without what `#[grad]` binds to a value of
+    /// a type it does not know, which keeps the statements around it out of segments:
+    /// constant paths and tables (`let __primal_7 = PI;`), integer variables (indices
+    /// `w[(k + 1) % 3]`, casts `k as f64`, counters); nor integers it binds to a value
+    /// of a type it knows, which a segment does not take either (indices computed from
+    /// numbers, `let __primal_9 = __primal_8 as usize;`, and exponents `powi(n as i32)`).
+    /// Array elements are read and written at constant indices there.
+    straight: bool,
+    /// Names that a `let` does not shadow (the values a long program threads from one
+    /// run to the next).
+    settled: Vec<String>,
 }
 
 impl Gen {
@@ -201,6 +219,9 @@ impl Gen {
             no_return: false,
             returned: false,
             structure: None,
+            long: None,
+            straight: false,
+            settled: Vec::new(),
         }
     }
 
@@ -264,7 +285,12 @@ impl Gen {
             .collect()
     }
 
+    /// The integer variables in reach; none in a straight run of a long program (see
+    /// [`Gen::straight`]).
     fn ints(&self) -> Vec<Var> {
+        if self.straight {
+            return Vec::new();
+        }
         self.visible()
             .into_iter()
             .filter(|v| matches!(v.kind, Kind::Int { .. }))
@@ -298,7 +324,12 @@ impl Gen {
         Expr::Lit(format!("{:?}", (v * 100.0).round() / 100.0))
     }
 
+    /// A constant path, or an element of a `const` table; a literal in a straight run of
+    /// a long program (see [`Gen::straight`]).
     fn constant(&mut self) -> Expr {
+        if self.straight {
+            return self.literal();
+        }
         let mut options = vec![
             "PI".to_string(),
             "std::f64::consts::E".to_string(),
@@ -359,7 +390,7 @@ impl Gen {
             }
             return IExpr::Rem(Box::new(i), Box::new(len_expr(self)));
         }
-        if roll < 8 && self.in_closure == 0 && self.in_index == 0 {
+        if roll < 8 && self.in_closure == 0 && self.in_index == 0 && !self.straight {
             if let ALen::Fixed(n) = len {
                 if n.value() >= 2 && !matches!(n, Len::Generic(_)) {
                     self.in_index += 1;
@@ -777,12 +808,17 @@ fn random_function(g: &mut Gen, name: &str, role: Role) -> Function {
     if !helper && !g.callable(2).is_empty() && g.chance(0.6) {
         g.tuple_call(&mut body);
     }
-    let n = g.rng.random_range(1..6);
-    for _ in 0..n {
-        if g.budget <= 0 {
-            break;
+    match g.long {
+        Some(ops) if !helper => g.long_body(ops, &mut body),
+        _ => {
+            let n = g.rng.random_range(1..6);
+            for _ in 0..n {
+                if g.budget <= 0 {
+                    break;
+                }
+                g.stmt(0, &mut body);
+            }
         }
-        g.stmt(0, &mut body);
     }
     // The result reads what the body computed: every number in scope, almost always
     // (parameters the body changed among them).
@@ -933,8 +969,14 @@ fn lanes_sum(g: &mut Gen, f: &mut Function) {
 /// The program numbered `index` of the stream seeded by `seed`: the same pair always
 /// gives the same program.
 pub fn program(seed: u64, index: u64) -> Program {
+    build(seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15), None)
+}
+
+/// A program drawn from the stream `seed`; long (see [`long_program`]) if `long` gives
+/// the operations of its function under test.
+fn build(seed: u64, long: Option<usize>) -> Program {
     let mut g = Gen::new(
-        seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        seed,
         Config {
             value_ops_only: false,
         },
@@ -963,7 +1005,7 @@ pub fn program(seed: u64, index: u64) -> Program {
     }
     // One program in ten is in `f32` (where structs are not supported); one in seven of
     // the others takes a struct, with methods.
-    let single = g.chance(0.1);
+    let single = g.chance(0.1) && long.is_none();
     if !single && g.chance(0.15) {
         g.structure = Some(random_struct(&mut g));
     }
@@ -1013,6 +1055,7 @@ pub fn program(seed: u64, index: u64) -> Program {
             g.consts = module_consts.clone();
         }
     }
+    g.long = long;
     let mut main = random_function(
         &mut g,
         "f",
@@ -1039,6 +1082,7 @@ pub fn program(seed: u64, index: u64) -> Program {
         structure: g.structure,
         methods,
         single,
+        long: long.is_some(),
     }
 }
 

@@ -63,7 +63,7 @@ impl Gen {
             self.tuple_call(out);
             return;
         }
-        if extra >= 90 && depth == 0 && self.control == 0 {
+        if extra >= 90 && depth == 0 && self.control == 0 && !self.straight {
             self.push_vector(out);
             return;
         }
@@ -77,6 +77,10 @@ impl Gen {
                     .reals()
                     .into_iter()
                     .filter(|v| !v.name.contains('.'))
+                    .collect();
+                let reals: Vec<Var> = reals
+                    .into_iter()
+                    .filter(|v| !self.settled.contains(&v.name))
                     .collect();
                 let shadow = !reals.is_empty() && self.chance(0.25);
                 let name = if shadow {
@@ -140,7 +144,7 @@ impl Gen {
                     name: name.clone(),
                     annotated,
                 });
-                if self.chance(0.3) {
+                if self.chance(0.3) || self.straight {
                     let e = self.expr(2);
                     out.push(Stmt::Assign(Place::Var(name.clone()), "", e));
                 } else {
@@ -156,10 +160,10 @@ impl Gen {
                 self.declare(&name, Kind::Real { deref: false }, false);
             }
             38..=41 => self.local_array(out),
-            42..=57 if depth < 3 => self.for_loop(depth, out),
-            58..=61 if depth < 3 => self.while_loop(depth, out),
-            62..=64 if depth < 3 => self.loop_loop(depth, out),
-            65..=74 if depth < 3 => {
+            42..=57 if depth < 3 && !self.straight => self.for_loop(depth, out),
+            58..=61 if depth < 3 && !self.straight => self.while_loop(depth, out),
+            62..=64 if depth < 3 && !self.straight => self.loop_loop(depth, out),
+            65..=74 if depth < 3 && !self.straight => {
                 let mut branches = Vec::new();
                 let n = self.rng.random_range(1..=3);
                 for _ in 0..n {
@@ -179,7 +183,7 @@ impl Gen {
                 };
                 out.push(Stmt::If(branches, otherwise));
             }
-            75..=77 if depth < 3 => {
+            75..=77 if depth < 3 && !self.straight => {
                 let scrutinee = self.scrutinee();
                 let mut arms = Vec::new();
                 for (pattern, guard) in self.arm_patterns(&scrutinee, 1) {
@@ -221,17 +225,19 @@ impl Gen {
                 };
                 out.push(Stmt::If(vec![(c, vec![exit])], None));
             }
-            84..=86 if nested && !self.no_return => {
+            // Not in a long program: `#[grad]` puts what follows a `return` in a block of its
+            // own, where its gradient is not cut into segments.
+            84..=86 if nested && !self.no_return && self.long.is_none() => {
                 self.returned = true;
                 let c = self.cond(1);
                 let e = self.expr(2);
                 out.push(Stmt::If(vec![(c, vec![Stmt::Return(e)])], None));
             }
-            87..=88 => {
+            87..=88 if !self.straight => {
                 let body = self.block(depth + 1, 2);
                 out.push(Stmt::Block(body));
             }
-            89..=90 => {
+            89..=90 if !self.straight => {
                 // an integer counter
                 let name = self.fresh("k");
                 let init = self.rng.random_range(0..3);
@@ -253,11 +259,15 @@ impl Gen {
                     out.push(Stmt::Increment(v.name, 1));
                 }
             }
-            93 if depth == 0 && !self.consts.iter().any(|c| c == "LN_10") && self.chance(0.3) => {
+            93 if depth == 0
+                && self.long.is_none()
+                && !self.consts.iter().any(|c| c == "LN_10")
+                && self.chance(0.3) =>
+            {
                 out.push(Stmt::Item("use std::f64::consts::LN_10;".into()));
                 self.consts.push("LN_10".into());
             }
-            93 if depth == 0 => {
+            93 if depth == 0 && self.long.is_none() => {
                 let name = self.fresh("K");
                 let value = self.positive_literal();
                 let Expr::Lit(text) = value else {
@@ -820,7 +830,7 @@ impl Gen {
         let reals: Vec<Var> = self
             .reals()
             .into_iter()
-            .filter(|v| !v.name.contains('.'))
+            .filter(|v| !v.name.contains('.') && !self.settled.contains(&v.name))
             .collect();
         let mut names: Vec<Option<(String, bool)>> = Vec::new();
         for _ in 0..count {
