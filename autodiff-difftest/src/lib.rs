@@ -303,7 +303,7 @@ impl<'t> Ctx<'t> {
     /// in the inputs, not in the operand: `|d| / s`, where `d` is the distance of the
     /// operand (of the difference of the two compared) and `s` the largest magnitude of
     /// its partial derivatives with respect to the leaves made so far, how far one input
-    /// must move to reach it, to first order (for distances below [`NEAR`]; each costs a
+    /// must move to reach it, to first order (for distances below `NEAR`, 0.1; each costs a
     /// reverse sweep, two for a comparison). So it passes over what no input moves
     /// (`s == 0`): an operand built of constants, of piecewise-constant operations
     /// (`floor`, `signum`, `relu` of a negative number), of `x - x`, of a zero array's
