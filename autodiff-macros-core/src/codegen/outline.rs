@@ -75,14 +75,11 @@ pub struct Outer<'a> {
     pub types: Types<'a>,
 }
 
-impl Outer<'_> {
-    /// Whether `ty` is the float type: as the code generator writes it
-    /// (`::core::primitive::f64`), or as the user's casts do (`x as f64`).
-    fn is_real(&self, ty: &TokenStream) -> bool {
-        let written = ty.to_string();
-        let real = self.real.to_string();
-        written == real || real.rsplit(' ').next() == Some(written.as_str())
-    }
+/// Whether `ty` is the float type, `real` as [`Outer::real`] writes (`:: core ::
+/// primitive :: f64`), or as the user's casts do (`x as f64`).
+fn is_real(ty: &TokenStream, real: &str) -> bool {
+    let written = ty.to_string();
+    written == real || real.rsplit(' ').next() == Some(written.as_str())
 }
 
 /// Where a value that a segment returned is: its segment's number, its index in the
@@ -245,6 +242,8 @@ pub fn outline(body: TokenStream, outer: &Outer) -> (Outlined, TokenStream) {
     // segments in the body: a segment that names one stays in the function instead.)
     let mut generated = HashSet::new();
     let beside = !defines_items(&trees, &mut generated);
+    let real = outer.real.to_string();
+
     // The pieces, in order.
     let mut pieces = Vec::new();
     let mut constants: HashMap<String, TokenStream> = HashMap::new();
@@ -254,7 +253,7 @@ pub fn outline(body: TokenStream, outer: &Outer) -> (Outlined, TokenStream) {
             Some((bindings, types))
                 if types
                     .iter()
-                    .all(|t| t.as_ref().is_some_and(|t| outer.is_real(t)))
+                    .all(|t| t.as_ref().is_some_and(|t| is_real(t, &real)))
                     && plain_value(&trees[l.value.clone()]) =>
             {
                 bindings.iter().map(|b| b.ident.clone()).collect()
@@ -335,6 +334,7 @@ pub fn outline(body: TokenStream, outer: &Outer) -> (Outlined, TokenStream) {
                 last_named: &last_named,
                 constants: &constants,
                 generated: &generated,
+                real: &real,
             };
             if let Some((item, call, outputs)) = segment(
                 &trees,
@@ -478,6 +478,8 @@ struct Known<'a> {
     constants: &'a HashMap<String, TokenStream>,
     /// The constants the code generator declares in the body (see [`defines_items`]).
     generated: &'a HashSet<String>,
+    /// The float type as [`Outer::real`] writes it (a string, made once).
+    real: &'a str,
 }
 
 /// Segment `number` (pieces `range`, `let`s and simple statements): the nested function,
@@ -543,7 +545,7 @@ fn segment(
                 let (first, second) = (leading.next(), leading.next());
                 let reference = matches!(&first, Some(TokenTree::Punct(p)) if p.as_char() == '&');
                 let mutable = matches!(&second, Some(TokenTree::Ident(m)) if m == "mut");
-                let number = outer.is_real(&ty);
+                let number = is_real(&ty, known.real);
                 let parameter = outer.params.contains_key(&name);
                 if reference && mutable {
                     // A buffer: lent to the segment, which adds to it.
