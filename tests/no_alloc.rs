@@ -308,6 +308,21 @@ fn reductions(w: f64, xs: &[f64]) -> f64 {
     s + m * p
 }
 
+/// A sample loop whose gradient `reassociate` preaccumulates: the partial of the slice `w`
+/// sums over the samples in a workspace of its own, taken from the pool too.
+#[grad(wrt(w), reassociate)]
+fn preaccumulated(w: &[f64], xs: &[[f64; 2]]) -> f64 {
+    let mut total = 0.0;
+    for x in xs {
+        let mut a = 0.0;
+        for i in 0..2 {
+            a += (w[i] * x[i]).tanh();
+        }
+        total += a * a;
+    }
+    total
+}
+
 fn sample_slices(n: usize) -> (Vec<[f64; 2]>, Vec<f64>, Vec<f64>) {
     let xs = (0..n)
         .map(|i| [(i as f64 * 0.3).sin(), (i as f64 * 0.7).cos()])
@@ -329,6 +344,7 @@ fn run_time_loop_calls(
     let mut total = slice_loop_grad_into(black_box(&[0.3, -0.8, 0.1]), xs, ys, dw);
     total += while_loop_grad_into(black_box(0.7), flat, &mut da, dxs);
     total += reductions_grad_into(black_box(0.4), flat, &mut dw_scalar, dxs);
+    total += preaccumulated_grad_into(black_box(&[0.3, -0.8]), xs, &mut dxs[..2]);
     total + da + dw_scalar
 }
 
@@ -407,6 +423,18 @@ fn run_time_loops_compute_the_right_thing() {
     minus[7] -= h;
     let fd = (reductions(0.4, &plus) - reductions(0.4, &minus)) / (2.0 * h);
     assert!(close(dxs[7], fd), "reductions xs[7]: {} vs {fd}", dxs[7]);
+
+    let w = [0.3, -0.8];
+    let mut dw = [0.0; 2];
+    let value = preaccumulated_grad_into(&w, &xs, &mut dw);
+    assert!(close(value, preaccumulated(&w, &xs)));
+    for i in 0..2 {
+        let (mut plus, mut minus) = (w, w);
+        plus[i] += h;
+        minus[i] -= h;
+        let fd = (preaccumulated(&plus, &xs) - preaccumulated(&minus, &xs)) / (2.0 * h);
+        assert!(close(dw[i], fd), "preaccumulated w[{i}]: {} vs {fd}", dw[i]);
+    }
 }
 
 /// A model as a struct without `Vec` fields, its loss a method over slices of samples.

@@ -185,7 +185,8 @@ pub fn measure(comparison: &Comparison, rounds: usize, batch: Duration) -> Vec<f
 pub mod moons {
     use super::moons_model::{
         init, loss_backprop, loss_backprop_dense, loss_grad, loss_slices_grad,
-        loss_slices_grad_into, moons, Mlp, HIDDEN, INPUTS, L1, L2, L3, PARAMS, SAMPLES,
+        loss_slices_grad_into, loss_slices_reassociate_grad, moons, Mlp, HIDDEN, INPUTS, L1, L2,
+        L3, PARAMS, SAMPLES,
     };
     use super::*;
 
@@ -318,22 +319,11 @@ pub mod moons {
                 ));
             }
         };
-        let lanes = {
+        let slices = |f: LossGradient<PARAMS>| {
             let (xs, ys) = (Rc::clone(&xs), Rc::clone(&ys));
             move || {
-                black_box(&crate::lanes::loss_and_gradient(
-                    black_box(&p),
-                    black_box(&xs[..]),
-                    black_box(&ys[..]),
-                ));
+                black_box(&f(black_box(&p), black_box(&xs[..]), black_box(&ys[..])));
             }
-        };
-        let slices = move || {
-            black_box(&loss_slices_grad(
-                black_box(&p),
-                black_box(&xs[..]),
-                black_box(&ys[..]),
-            ));
         };
         let by_blocks = |sparse: bool| {
             let blocks = Rc::clone(&blocks);
@@ -352,11 +342,18 @@ pub mod moons {
             name,
             formula,
             contenders: vec![
-                Contender::new("#[grad] slices", slices),
+                Contender::new("#[grad] slices", slices(loss_slices_grad)),
                 Contender::new("hand-written dense", by_blocks(false)),
                 Contender::new("hand-written sparse", by_blocks(true)),
                 Contender::new("hand-written batched", batched),
-                Contender::new("hand-written lanes", lanes),
+                Contender::new(
+                    "hand-written lanes",
+                    slices(crate::lanes::loss_and_gradient),
+                ),
+                Contender::new(
+                    "#[grad(reassociate)] slices",
+                    slices(loss_slices_reassociate_grad),
+                ),
             ],
             into_calls: Vec::new(),
             targets: vec![
@@ -364,6 +361,8 @@ pub mod moons {
                 Target::shown(0, 2),
                 Target::at_most(0, 3, 1.2),
                 Target::shown(0, 4),
+                Target::at_most(5, 4, 1.2),
+                Target::shown(5, 2),
             ],
         }
     }
@@ -454,6 +453,10 @@ pub mod moons {
                 Contender::new("#[grad] struct Mlp", structured),
                 Contender::new("hand-written sparse", sparse),
                 Contender::new("hand-written lanes", lanes),
+                Contender::new(
+                    "#[grad(reassociate)] slices",
+                    layout(loss_slices_reassociate_grad),
+                ),
             ],
             into_calls: vec![
                 Contender::new("loss_slices_grad_into", into()),
@@ -467,6 +470,8 @@ pub mod moons {
                 Target::at_most(6, 0, 1.05),
                 Target::at_most(1, 7, 1.15),
                 Target::shown(0, 8),
+                Target::shown(9, 8),
+                Target::shown(9, 7),
             ],
         }
     }

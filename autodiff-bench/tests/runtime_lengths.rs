@@ -186,3 +186,61 @@ fn the_lanes_backpropagation_agrees_with_the_moons_gradient() {
     assert!((v - value).abs() <= 1e-12 * value.abs(), "{v} {value}");
     assert!(relative_error(&g, &grad) <= 1e-12);
 }
+
+#[test]
+fn the_preaccumulated_moons_gradient_agrees_with_the_backpropagation() {
+    use autodiff_bench::runtime_lengths::moons::{blocks, by_blocks};
+    use moons_model::{
+        init, loss_backprop_dense, loss_slices_grad, loss_slices_reassociate,
+        loss_slices_reassociate_grad, moons, PARAMS,
+    };
+    let p = init(7);
+    // 100 samples: against the dense hand-written backpropagation and the plain sweep.
+    let (xs, ys) = moons(1337);
+    let (value, grad) = loss_backprop_dense(&p, &xs, &ys);
+    let (v, g) = loss_slices_reassociate_grad(&p, &xs, &ys);
+    assert!((v - value).abs() <= 1e-12 * value.abs(), "{v} {value}");
+    assert!(relative_error(&g, &grad) <= 1e-12);
+    let original = loss_slices_reassociate(&p, &xs, &ys);
+    assert!(
+        (v - original).abs() <= 1e-12 * original.abs(),
+        "{v} {original}"
+    );
+    let (_, plain) = loss_slices_grad(&p, &xs, &ys);
+    assert!(relative_error(&g, &plain) <= 1e-12);
+    // 1,000 samples, a few, one, and none (then only the penalty's gradient).
+    let (blocks, xs, ys) = blocks(10);
+    let (value, grad) = by_blocks(&p, &blocks, false);
+    let (v, g) = loss_slices_reassociate_grad(&p, &xs, &ys);
+    assert!((v - value).abs() <= 1e-12 * value.abs(), "{v} {value}");
+    assert!(relative_error(&g, &grad) <= 1e-12);
+    let penalty_only: Vec<f64> = p.iter().map(|q| 2.0 * moons_model::ALPHA * q).collect();
+    for n in [103, 7, 1] {
+        let (value, grad) = loss_slices_grad(&p, &xs[..n], &ys[..n]);
+        let (v, g) = loss_slices_reassociate_grad(&p, &xs[..n], &ys[..n]);
+        assert!((v - value).abs() <= 1e-12 * value.abs(), "{n}: {v} {value}");
+        assert!(relative_error(&g, &grad) <= 1e-12, "{n} samples");
+        assert!(relative_error(&g, &penalty_only) > 1e-3, "{n} samples");
+    }
+    // No sample: the loss is 0 / 0 and the adjoint of the data loss infinite, but a
+    // loop that never ran contributes nothing, in both sweeps.
+    let (v, g) = loss_slices_reassociate_grad(&p, &[], &[]);
+    assert!(v.is_nan());
+    let (_, plain) = loss_slices_grad(&p, &[], &[]);
+    assert_eq!(g.map(f64::to_bits), plain.map(f64::to_bits));
+    assert!(relative_error(&g, &penalty_only) <= 1e-15);
+    // Trained, where most hinges are inactive and the sweep skips their samples.
+    let (xs, ys) = moons(1337);
+    let mut trained = p;
+    for k in 0..100 {
+        let (_, grad) = loss_backprop_dense(&trained, &xs, &ys);
+        let rate = 1.0 - 0.9 * f64::from(k) / 100.0;
+        for (q, g) in trained.iter_mut().zip(grad) {
+            *q -= rate * g;
+        }
+    }
+    let (_, grad) = loss_backprop_dense(&trained, &xs, &ys);
+    let (_, g) = loss_slices_reassociate_grad(&trained, &xs, &ys);
+    assert!(relative_error(&g, &grad) <= 1e-12);
+    assert_eq!(g.len(), PARAMS);
+}

@@ -118,6 +118,26 @@ mod expansion {
     }
 
     #[test]
+    fn preaccumulated_sample_loop() {
+        insta::assert_snapshot!(expand(
+            quote!(wrt(w), reassociate),
+            quote! {
+                fn fit(w: &[f64; 2], xs: &[[f64; 2]]) -> f64 {
+                    let mut loss = 0.0;
+                    for x in xs {
+                        let mut z = 0.0;
+                        for i in 0..2 {
+                            z += w[i] * x[i];
+                        }
+                        loss += z.tanh();
+                    }
+                    loss / 2.0
+                }
+            }
+        ));
+    }
+
+    #[test]
     fn run_time_loop_over_slices() {
         insta::assert_snapshot!(expand(
             quote!(wrt(w)),

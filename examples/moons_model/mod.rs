@@ -106,45 +106,65 @@ pub fn loss(p: &[f64; PARAMS], xs: &[[f64; 2]; SAMPLES], ys: &[f64; SAMPLES]) ->
     data_loss / (SAMPLES as f64) + ALPHA * penalty
 }
 
-/// The same training loss over a data set of any size, as a user with a real data set
-/// writes it: the samples are slices, and the loop over them runs `xs.len()` times (a
-/// run-time bound; the layers' loops keep their constant `HIDDEN` bounds). Its value is
-/// `loss`'s bit for bit on the same data; its gradient keeps the values of the sample loop
-/// on the gradient's reusable workspace instead of in stack arrays.
-#[grad(wrt(p))]
-pub fn loss_slices(p: &[f64; PARAMS], xs: &[[f64; 2]], ys: &[f64]) -> f64 {
-    let mut data_loss = 0.0;
-    for (x, &y) in xs.iter().zip(ys) {
-        let mut h1 = [0.0; HIDDEN];
-        for j in 0..HIDDEN {
-            let unit = L1 + j * (INPUTS + 1);
-            let mut act = p[unit + INPUTS];
-            for i in 0..INPUTS {
-                act += p[unit + i] * x[i];
+/// The loss over slices, written once and differentiated twice: as written, and with
+/// `reassociate` (each sample's gradient preaccumulated, the sums in lanes).
+macro_rules! loss_over_slices {
+    ($(#[$doc:meta])* $name:ident, [$($args:tt)*]) => {
+        $(#[$doc])*
+        #[grad($($args)*)]
+        pub fn $name(p: &[f64; PARAMS], xs: &[[f64; 2]], ys: &[f64]) -> f64 {
+            let mut data_loss = 0.0;
+            for (x, &y) in xs.iter().zip(ys) {
+                let mut h1 = [0.0; HIDDEN];
+                for j in 0..HIDDEN {
+                    let unit = L1 + j * (INPUTS + 1);
+                    let mut act = p[unit + INPUTS];
+                    for i in 0..INPUTS {
+                        act += p[unit + i] * x[i];
+                    }
+                    h1[j] = act.relu();
+                }
+                let mut h2 = [0.0; HIDDEN];
+                for j in 0..HIDDEN {
+                    let unit = L2 + j * (HIDDEN + 1);
+                    let mut act = p[unit + HIDDEN];
+                    for k in 0..HIDDEN {
+                        act += p[unit + k] * h1[k];
+                    }
+                    h2[j] = act.relu();
+                }
+                let mut score = p[L3 + HIDDEN];
+                for k in 0..HIDDEN {
+                    score += p[L3 + k] * h2[k];
+                }
+                data_loss += (1.0 - y * score).relu();
             }
-            h1[j] = act.relu();
-        }
-        let mut h2 = [0.0; HIDDEN];
-        for j in 0..HIDDEN {
-            let unit = L2 + j * (HIDDEN + 1);
-            let mut act = p[unit + HIDDEN];
-            for k in 0..HIDDEN {
-                act += p[unit + k] * h1[k];
+            let mut penalty = 0.0;
+            for q in 0..PARAMS {
+                penalty += p[q] * p[q];
             }
-            h2[j] = act.relu();
+            data_loss / (xs.len() as f64) + ALPHA * penalty
         }
-        let mut score = p[L3 + HIDDEN];
-        for k in 0..HIDDEN {
-            score += p[L3 + k] * h2[k];
-        }
-        data_loss += (1.0 - y * score).relu();
-    }
-    let mut penalty = 0.0;
-    for q in 0..PARAMS {
-        penalty += p[q] * p[q];
-    }
-    data_loss / (xs.len() as f64) + ALPHA * penalty
+    };
 }
+
+loss_over_slices!(
+    /// The same training loss over a data set of any size, as a user with a real data
+    /// set writes it: the samples are slices, and the loop over them runs `xs.len()`
+    /// times (a run-time bound; the layers' loops keep their constant `HIDDEN` bounds).
+    /// Its value is `loss`'s bit for bit on the same data; its gradient keeps the values
+    /// of the sample loop on the gradient's reusable workspace instead of in stack arrays.
+    loss_slices,
+    [wrt(p)]
+);
+loss_over_slices!(
+    /// [`loss_slices`] under `#[grad(reassociate)]`: the gradient of each sample is
+    /// preaccumulated as the forward pass goes, so that nothing is kept per sample, and
+    /// the layers' sums run in lanes. Its value and gradient are [`loss_slices`]'s up to
+    /// the last bits.
+    loss_slices_reassociate,
+    [wrt(p), reassociate]
+);
 
 /// The same network as a Rust type, the way a user keeps a model: one field per layer's
 /// weights and biases. `#[derive(Differentiable)]` lets `#[grad]` differentiate with

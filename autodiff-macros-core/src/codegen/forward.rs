@@ -79,6 +79,9 @@ impl Generator<'_> {
         let pre = std::mem::take(&mut self.pops);
         self.stmt_pops
             .insert(stmt as *const Stmt, (pre, Vec::new()));
+        if let Some(code) = self.preaccumulated_forward(stmt, &nodes) {
+            return code;
+        }
         match stmt {
             Stmt::Let { var, value, .. } => {
                 let slot = self.var_slot(*var);

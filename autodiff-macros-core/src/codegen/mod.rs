@@ -42,6 +42,7 @@ use std::collections::HashMap;
 mod forward;
 mod lanes;
 mod outline;
+mod preaccumulate;
 mod reverse;
 mod scopes;
 mod tape;
@@ -451,33 +452,7 @@ struct Sweep {
 /// seeded by `seed` (`1.0` for a gradient).
 fn sweep(function: &Function, activity: &Activity, seed: TokenStream) -> Sweep {
     let items = &function.items;
-    let mut gen = Generator {
-        function,
-        activity,
-        seed,
-        tapes: Vec::new(),
-        factors: HashMap::new(),
-        flags: HashMap::new(),
-        loops: Vec::new(),
-        in_branch: false,
-        iterated: Vec::new(),
-        result: None,
-        reached: Vec::new(),
-        pops: Vec::new(),
-        stmt_pops: HashMap::new(),
-        saved: 0,
-        uses_workspace: false,
-        restored: HashMap::new(),
-        loop_trips: HashMap::new(),
-        saved_reads: HashMap::new(),
-        slabs: 0,
-        frame: None,
-        slab_loops: HashMap::new(),
-        aliases: HashMap::new(),
-        var_aliases: HashMap::new(),
-        undeclared: std::collections::HashSet::new(),
-        final_lengths: HashMap::new(),
-    };
+    let mut gen = Generator::new(function, activity, seed);
     let forward = gen.forward_block(&function.body);
     let reverse = gen.reverse_block(&function.body, true);
     let tapes = &gen.tapes;
@@ -910,6 +885,15 @@ struct Generator<'a> {
     /// Vectors declared in a branch whose length the forward pass saved at the end of the
     /// branch, with how the sweep reads it (see `save_final_lengths`).
     final_lengths: HashMap<VarId, TokenStream>,
+    /// Variables whose adjoint has another slot than `__adjoint_var_N`: in a loop body
+    /// whose gradient is preaccumulated, the variables it reads from outside, whose
+    /// adjoints sum over its iterations (see `preaccumulate`).
+    adjoint_names: HashMap<VarId, TokenStream>,
+    /// Whether this generates the body of a preaccumulated loop, whose adjoints of the
+    /// function's parameters are not its own.
+    in_sum: bool,
+    /// The loops whose gradients are preaccumulated, by statement.
+    preaccumulated: HashMap<*const Stmt, preaccumulate::Preaccumulated>,
 }
 
 /// The names of a slab: the block, the offset of the current frame, and the frame size.
@@ -941,6 +925,43 @@ enum Saved {
     Index,
     /// A `bool`: the branch an `if` took.
     Flag,
+}
+
+impl<'a> Generator<'a> {
+    /// A generator for the sweep of `function` (or of a loop body of it, see
+    /// `preaccumulate`), with the result's adjoint seeded by `seed`.
+    fn new(function: &'a Function, activity: &'a Activity, seed: TokenStream) -> Self {
+        Generator {
+            function,
+            activity,
+            seed,
+            tapes: Vec::new(),
+            factors: HashMap::new(),
+            flags: HashMap::new(),
+            loops: Vec::new(),
+            in_branch: false,
+            iterated: Vec::new(),
+            result: None,
+            reached: Vec::new(),
+            pops: Vec::new(),
+            stmt_pops: HashMap::new(),
+            saved: 0,
+            uses_workspace: false,
+            restored: HashMap::new(),
+            loop_trips: HashMap::new(),
+            saved_reads: HashMap::new(),
+            slabs: 0,
+            frame: None,
+            slab_loops: HashMap::new(),
+            aliases: HashMap::new(),
+            var_aliases: HashMap::new(),
+            undeclared: std::collections::HashSet::new(),
+            final_lengths: HashMap::new(),
+            adjoint_names: HashMap::new(),
+            in_sum: false,
+            preaccumulated: HashMap::new(),
+        }
+    }
 }
 
 impl Generator<'_> {

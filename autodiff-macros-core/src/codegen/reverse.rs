@@ -19,7 +19,7 @@ impl Generator<'_> {
     pub(super) fn reverse_block(&mut self, block: &Block, top: bool) -> TokenStream {
         let mut prelude = TokenStream::new();
         let mut declarations = TokenStream::new();
-        if top {
+        if top && !self.in_sum {
             for param in &self.function.params {
                 declarations.extend(self.adjoint_declaration(param.var));
             }
@@ -200,6 +200,9 @@ impl Generator<'_> {
     }
 
     fn reverse_stmt_inner(&mut self, stmt: &Stmt) -> TokenStream {
+        if let Some(code) = self.preaccumulated_reverse(stmt) {
+            return code;
+        }
         match stmt {
             Stmt::SetFlag { .. } => TokenStream::new(),
             Stmt::Loop {
@@ -564,7 +567,10 @@ impl Generator<'_> {
     /// propagation) took time quadratic in the number of adjoints that are assigned
     /// again and again, 2.1 s of a 5,000-operation chain's build.
     fn rebinds(&self, var: VarId) -> bool {
-        !self.scoped() && self.function.plain_real(var) && self.function.vars[var].dims.is_empty()
+        !self.scoped()
+            && self.function.plain_real(var)
+            && self.function.vars[var].dims.is_empty()
+            && !self.adjoint_names.contains_key(&var)
     }
 
     /// The sweep's call of a pullback: `g_vjp(args, adjoint, buffers)`, with a buffer for

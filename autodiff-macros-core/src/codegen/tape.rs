@@ -45,6 +45,9 @@ impl Generator<'_> {
     /// `_grad_into` (`(*d_m)`), and for a field of one the same field of that buffer
     /// (`d_m.layer.w`).
     pub(super) fn adjoint_var(&self, var: VarId) -> TokenStream {
+        if let Some(name) = self.adjoint_names.get(&var) {
+            return name.clone();
+        }
         if let Some(field) = self.function.field(var) {
             let buffer = output_slot(self.function, field.param);
             let access = &field.access;

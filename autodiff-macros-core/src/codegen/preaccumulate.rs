@@ -1,0 +1,267 @@
+//! Preaccumulated sums, under `#[grad(reassociate)]`.
+//!
+//! A loop whose iterations only add to one variable, `acc += term`, passes the adjoint of
+//! `acc` unchanged to every term: the loop's contribution to the adjoint of a variable `w`
+//! that the terms read is `λ · Σᵢ ∂termᵢ/∂w`, with `λ` the adjoint of `acc` after the
+//! loop. The sum does not depend on `λ`, so the forward pass can compute it as it goes:
+//! each iteration runs its own forward pass and, right after, its own reverse sweep with
+//! the adjoint of `acc` seeded to `1`, adding into a gradient `G_w` kept across iterations
+//! (local Jacobian preaccumulation). The reverse sweep then only adds `λ · G_w` to the
+//! adjoint of each `w`. Nothing is kept per iteration: a loop over 10,000 samples needs no
+//! workspace, and its saved values stay in registers and the cache.
+//!
+//! ```text
+//! for s in 0..n {                     let mut __preacc_5_0 = [-0.0; P];
+//!     let h = f(w, x[s]);             for s in 0..n {
+//!     acc += h;                  →        let h = f(w, x[s]); acc = acc + h;
+//! }                                       let mut __adjoint_var_2 = 1.0;
+//!                                         … sweep of the body, adding to __preacc_5_0 …
+//!                                     }
+//!                                     … (reverse sweep, at the loop)
+//!                                     if adj(acc) != 0.0 { adj(w) += adj(acc) · __preacc_5_0 }
+//! ```
+//!
+//! The result is `λ · Σᵢ gᵢ` where the plain sweep computes `Σᵢ λ · gᵢ`: equal in exact
+//! arithmetic, not bit for bit, which is why it waits for the user's `reassociate`. The
+//! sum itself runs in lanes, rotated (see `lanes`), as under `reassociate` without
+//! preaccumulation. A zero `λ` adds nothing, as the sparse sweep skips a loop whose adjoints are zero, and
+//! neither does a loop that ran no iteration.
+//!
+//! A loop qualifies when it is in the function's outermost block (not in a loop or a
+//! branch, nor in another preaccumulated loop), holds a loop (whose values the plain
+//! sweep would keep for every iteration), runs a known number of times with no `break`
+//! or `return`, and writes one
+//! differentiated variable declared outside it: the sum, a real scalar local that it
+//! writes once as `acc = acc ± term` and reads nowhere else (as for lanes). What it reads
+//! from outside and differentiates must be real scalars, arrays, or slices and vectors
+//! of `f64` numbers, whose gradients take a workspace from the pool (so the steady state
+//! allocates nothing); not fields of structs.
+
+use super::*;
+
+/// A loop whose gradient the forward pass preaccumulates.
+pub(super) struct Preaccumulated {
+    /// The variable it sums into.
+    sum: VarId,
+    /// The differentiated variables from outside that it reads, each with the slot of its
+    /// preaccumulated gradient.
+    inputs: Vec<(VarId, Ident)>,
+    /// Its loop variable or counter, which names its slots.
+    key: VarId,
+}
+
+/// The workspace holding the preaccumulated gradient `gradient` of a slice.
+fn workspace_slot(gradient: &Ident) -> Ident {
+    Ident::new(&format!("{gradient}_ws"), Span::mixed_site())
+}
+
+/// Whether preaccumulated loop `key` ran at least once: a loop that did not contributes
+/// nothing, as in the plain sweep, even where the adjoint of its sum is infinite or NaN.
+fn ran_slot(key: VarId) -> Ident {
+    Ident::new(&format!("__preacc_{key}_ran"), Span::mixed_site())
+}
+
+/// Whether `block` sets a control flag or returns, at any depth.
+fn controls(block: &[Stmt]) -> bool {
+    block.iter().any(|stmt| match stmt {
+        Stmt::SetFlag { .. } | Stmt::Return { .. } => true,
+        Stmt::For { body, .. } | Stmt::Loop { body, .. } => controls(body),
+        Stmt::If {
+            then, otherwise, ..
+        } => controls(then) || controls(otherwise),
+        _ => false,
+    })
+}
+
+impl Generator<'_> {
+    /// The variable that a loop with `body` sums into, and the differentiated variables it
+    /// reads from outside, if its gradient can be preaccumulated.
+    fn preaccumulable(&self, body: &Block) -> Option<(VarId, Vec<VarId>)> {
+        let function = self.function;
+        if !function.reassociate || self.scoped() || controls(body) {
+            return None;
+        }
+        let (mut written, mut declared) = (Vec::new(), Vec::new());
+        crate::ir::writes(body, &mut written, &mut declared);
+        written.retain(|var| !declared.contains(var) && self.activity.var(*var));
+        written.sort_unstable();
+        written.dedup();
+        let [sum] = written[..] else {
+            return None;
+        };
+        if !lanes::sums(function, body).contains(&sum) {
+            return None;
+        }
+        let mut inputs = Vec::new();
+        crate::ir::mentions(&function.nodes, body, &mut inputs);
+        inputs.retain(|&var| var != sum && !declared.contains(&var) && self.activity.var(var));
+        inputs.sort_unstable();
+        inputs.dedup();
+        inputs
+            .iter()
+            .all(|&var| function.plain_real(var) || self.slice_input(var))
+            .then_some((sum, inputs))
+    }
+
+    /// Whether `var` is a slice (or vector) of numbers whose preaccumulated gradient can
+    /// live in a workspace of its own (which holds `f64`s).
+    fn slice_input(&self, var: VarId) -> bool {
+        let function = self.function;
+        let v = &function.vars[var];
+        v.slice
+            && v.dims.is_empty()
+            && v.kind == VarKind::Real
+            && function.real == Float::F64
+            && function.field(var).is_none()
+            && function.struct_param(var).is_none()
+    }
+
+    /// The forward pass of loop `stmt` with its gradient preaccumulated (after `nodes`,
+    /// the statement's own), or `None` if it does not qualify.
+    pub(super) fn preaccumulated_forward(
+        &mut self,
+        stmt: &Stmt,
+        nodes: &TokenStream,
+    ) -> Option<TokenStream> {
+        let (key, body) = match stmt {
+            Stmt::For { var, body, .. } => (*var, body),
+            Stmt::Loop {
+                counter,
+                count: Some(_),
+                exits,
+                body,
+                ..
+            } if exits.is_empty() => (*counter, body),
+            _ => return None,
+        };
+        // Worth it where each iteration has values of its own for its sweep to keep: a
+        // body with loops inside. (A dot product keeps nothing; its gradient's forward
+        // pass runs four iterations at a time.) Not in a body that is preaccumulated
+        // already, whose values all stay in scope.
+        if self.in_sum || !crate::ir::has_loop(body) {
+            return None;
+        }
+        let (sum, inputs) = self.preaccumulable(body)?;
+        let real = self.function.real;
+        let inputs: Vec<(VarId, Ident)> = inputs
+            .into_iter()
+            .map(|var| {
+                let name = format!("__preacc_{key}_{var}");
+                (var, Ident::new(&name, Span::mixed_site()))
+            })
+            .collect();
+        let ran = ran_slot(key);
+        let declarations: TokenStream = inputs
+            .iter()
+            .map(|(var, gradient)| {
+                if self.function.vars[*var].slice {
+                    // Zeros for every element, in a workspace from the pool.
+                    let workspace = workspace_slot(gradient);
+                    let len = self.var_slot(*var);
+                    return quote! {
+                        let mut #workspace = ::autodiff::__private::Workspace::take();
+                        let #gradient = #workspace.block(#len.len());
+                    };
+                }
+                let start = no_adjoint(real, &self.function.vars[*var].dims);
+                quote!(let mut #gradient = #start;)
+            })
+            .chain(std::iter::once(quote!(let mut #ran = false;)))
+            .collect();
+        // The body, generated as if it were a function of its own: out of loops, so its
+        // values stay in scope from its forward pass to its sweep.
+        let mut inner = Generator::new(self.function, self.activity, TokenStream::new());
+        inner.in_sum = true;
+        inner.aliases = self.aliases.clone();
+        inner.var_aliases = self.var_aliases.clone();
+        inner.slabs = self.slabs;
+        inner.saved = self.saved;
+        inner.adjoint_names = inputs
+            .iter()
+            .map(|(var, gradient)| (*var, gradient.to_token_stream()))
+            .collect();
+        // The sum runs in lanes, as every sum of a loop does under `reassociate`.
+        let sums = [sum];
+        let lane = lanes::lane_slot(key);
+        let (forward, _) = inner.in_lanes(&sums, &lane, |inner| inner.forward_block(body));
+        let sweep = inner.reverse_block(body, true);
+        self.slabs = inner.slabs;
+        self.saved = inner.saved;
+        self.uses_workspace |= inner.uses_workspace;
+        let tapes = &inner.tapes;
+        let seed = slot("adjoint_var", sum);
+        let one = real.literal("1.0");
+        let usize = usize_type();
+        let (index, range, trips) = match stmt {
+            Stmt::For {
+                var,
+                start,
+                end,
+                inclusive,
+                ..
+            } => (
+                self.var_slot(*var),
+                range(start, end, *inclusive),
+                trips(start, end, *inclusive),
+            ),
+            Stmt::Loop {
+                counter,
+                count: Some(count),
+                ..
+            } => {
+                let count = self.slot_of(*count);
+                let count = quote!((#count as #usize));
+                (self.var_slot(*counter), quote!(0..#count), count)
+            }
+            _ => return None,
+        };
+        let declare_lanes = self.declare_lanes(&sums);
+        let (head, rotate, add) = self.rotated_lanes(&sums, &lane, &trips);
+        let code = quote! {
+            #declare_lanes
+            for #index in #range {
+                #ran = true;
+                #head
+                #(#tapes)*
+                #forward
+                let mut #seed: #real = #one;
+                #sweep
+                #rotate
+            }
+            #add
+        };
+        self.preaccumulated
+            .insert(stmt as *const Stmt, Preaccumulated { sum, inputs, key });
+        Some(quote!(#nodes #declarations #code))
+    }
+
+    /// The reverse of a preaccumulated loop `stmt`: its gradients, scaled by the adjoint
+    /// of its sum, added to the adjoints of the variables it read.
+    pub(super) fn preaccumulated_reverse(&mut self, stmt: &Stmt) -> Option<TokenStream> {
+        let Preaccumulated { sum, inputs, key } =
+            self.preaccumulated.get(&(stmt as *const Stmt))?;
+        let ran = ran_slot(*key);
+        let lambda = self.adjoint_var(*sum);
+        let zero = self.function.real.literal("0.0");
+        let mut adds = TokenStream::new();
+        let mut recycle = TokenStream::new();
+        for (var, gradient) in inputs {
+            let adjoint = self.adjoint_var(*var);
+            let v = &self.function.vars[*var];
+            adds.extend(if v.slice {
+                let workspace = workspace_slot(gradient);
+                recycle.extend(quote!(#workspace.recycle();));
+                quote! {
+                    ::autodiff::__private::Flat::add_scaled_to(
+                        &#gradient[..], #lambda, &mut #adjoint[..],
+                    );
+                }
+            } else if v.dims.is_empty() {
+                quote!(#adjoint += #lambda * #gradient;)
+            } else {
+                quote!(::autodiff::__private::Flat::add_scaled_to(&#gradient, #lambda, &mut #adjoint);)
+            });
+        }
+        Some(quote!(if #ran && #lambda != #zero { #adds } #recycle))
+    }
+}

@@ -1,0 +1,254 @@
+//! `#[grad(reassociate)]` preaccumulates the gradient of a loop that only sums: each
+//! iteration runs its own sweep as soon as its forward pass is done, with the sum's
+//! adjoint seeded to 1, into gradients kept across iterations; the reverse sweep scales
+//! them once by the sum's adjoint (`codegen/preaccumulate.rs`).
+//!
+//! Every function is written twice by `both!`, with and without `reassociate`, and the
+//! preaccumulated partials are checked against the plain sweep (equal up to rounding),
+//! against central differences, and where they are simple against closed forms. The
+//! bodies read parameters (scalars, arrays, slices), locals computed before the loop,
+//! values used twice, `#[grad]` functions, and branches; the sums' adjoints are not 1.
+
+mod common;
+
+use autodiff::prelude::*;
+use common::{assert_all_close, assert_close, fd_gradient};
+
+/// Defines `$plain` with `#[grad($($args)*)]` and `$pre` with the same arguments and
+/// `reassociate`, both with the same signature and body.
+macro_rules! both {
+    ([$($args:tt)*] fn $plain:ident / $pre:ident ($($params:tt)*) -> $ret:ty $body:block) => {
+        #[grad($($args)*)]
+        #[allow(clippy::needless_range_loop)]
+        fn $plain($($params)*) -> $ret $body
+
+        #[grad($($args)* reassociate)]
+        #[allow(clippy::needless_range_loop)]
+        fn $pre($($params)*) -> $ret $body
+    };
+}
+
+/// Samples of three inputs and their targets.
+fn samples(n: usize) -> (Vec<[f64; 3]>, Vec<f64>) {
+    let xs = (0..n)
+        .map(|i| {
+            let t = i as f64;
+            [(0.7 * t).sin(), (1.3 * t).cos(), 0.1 * t - 0.4]
+        })
+        .collect();
+    let ys = (0..n).map(|i| (0.37 * i as f64).sin()).collect();
+    (xs, ys)
+}
+
+both! {
+    [wrt(w, b, scale),]
+    fn fit / fit_pre(
+        w: &[[f64; 3]; 4],
+        b: &[f64],
+        scale: f64,
+        xs: &[[f64; 3]],
+        ys: &[f64],
+    ) -> f64 {
+        // A local computed before the loop and read in it.
+        let shift = scale * scale + 0.5;
+        let mut loss = 0.0;
+        for (x, &y) in xs.iter().zip(ys) {
+            let mut h = [0.0; 4];
+            for j in 0..4 {
+                let mut a = b[j];
+                for i in 0..3 {
+                    a += w[j][i] * x[i];
+                }
+                h[j] = (a * shift).tanh();
+            }
+            let mut out = 0.0;
+            for j in 0..4 {
+                // Each h[j] used twice, and the scalar parameter inside the sample.
+                out += h[j] * h[j] + h[j] * scale;
+            }
+            loss += (out - y).powi(2) * shift;
+        }
+        // The sum's adjoint is neither 1 nor constant.
+        (loss / xs.len() as f64).sqrt() + scale.sin()
+    }
+}
+
+/// The parameters of `fit`, flat: `w` (12), `b` (4), `scale`.
+fn fit_flat(p: &[f64], xs: &[[f64; 3]], ys: &[f64]) -> f64 {
+    let w: [[f64; 3]; 4] = std::array::from_fn(|j| std::array::from_fn(|i| p[3 * j + i]));
+    fit(&w, &p[12..16], p[16], xs, ys)
+}
+
+#[test]
+fn a_sample_loop_is_preaccumulated_and_agrees_with_the_plain_sweep() {
+    let p: Vec<f64> = (0..17).map(|k| 0.3 * (1.7 * k as f64).sin()).collect();
+    let w: [[f64; 3]; 4] = std::array::from_fn(|j| std::array::from_fn(|i| p[3 * j + i]));
+    let mut reordered = 0;
+    for n in [1, 2, 5, 64, 203] {
+        let (xs, ys) = samples(n);
+        let (value, d_w, d_b, d_scale) = fit_pre_grad(&w, &p[12..16], p[16], &xs, &ys);
+        let (plain_value, plain_w, plain_b, plain_scale) =
+            fit_grad(&w, &p[12..16], p[16], &xs, &ys);
+        assert_close(value, plain_value, 1e-12, "value");
+        assert_close(value, fit(&w, &p[12..16], p[16], &xs, &ys), 1e-12, "value");
+        assert_all_close(d_w.as_flattened(), plain_w.as_flattened(), 1e-12, "d_w");
+        assert_all_close(&d_b, &plain_b, 1e-12, "d_b");
+        assert_close(d_scale, plain_scale, 1e-12, "d_scale");
+        reordered += d_b
+            .iter()
+            .zip(&plain_b)
+            .filter(|(a, b)| a.to_bits() != b.to_bits())
+            .count();
+        let fd = fd_gradient(|q| fit_flat(q, &xs, &ys), &p);
+        let mut ours = d_w.as_flattened().to_vec();
+        ours.extend(&d_b);
+        ours.push(d_scale);
+        assert_all_close(&ours, &fd, 1e-6, "against central differences");
+    }
+    // `λ · Σ g` is not `Σ λ · g` bit for bit: the preaccumulated sweep did run.
+    assert!(reordered > 0);
+}
+
+#[test]
+fn the_slice_partial_adds_into_the_buffer_of_grad_into() {
+    let (xs, ys) = samples(37);
+    let w = [
+        [0.2, -0.4, 0.6],
+        [0.1, 0.3, -0.2],
+        [-0.5, 0.2, 0.1],
+        [0.4, 0.4, -0.3],
+    ];
+    let b = [0.1, -0.2, 0.05, 0.3];
+    let (_, plain_w, plain_b, plain_scale) = fit_grad(&w, &b, 0.8, &xs, &ys);
+    // Buffers that hold something already: the partials are added to it.
+    let (mut d_w, mut d_b, mut d_scale) = ([[1.0; 3]; 4], [2.0; 4], 3.0);
+    let value = fit_pre_grad_into(&w, &b, 0.8, &xs, &ys, &mut d_w, &mut d_b, &mut d_scale);
+    assert_close(value, fit(&w, &b, 0.8, &xs, &ys), 1e-12, "value");
+    let shifted = |plain: &[f64], by: f64| plain.iter().map(|d| d + by).collect::<Vec<_>>();
+    assert_all_close(
+        d_w.as_flattened(),
+        &shifted(plain_w.as_flattened(), 1.0),
+        1e-12,
+        "d_w",
+    );
+    assert_all_close(&d_b, &shifted(&plain_b, 2.0), 1e-12, "d_b");
+    assert_close(d_scale, plain_scale + 3.0, 1e-12, "d_scale");
+}
+
+/// `⟨w, x⟩`, a `#[grad]` function that the loop below passes the weights to whole.
+#[grad]
+fn dot3(w: &[f64; 3], x: &[f64; 3]) -> f64 {
+    w[0] * x[0] + w[1] * x[1] + w[2] * x[2]
+}
+
+both! {
+    [wrt(w),]
+    fn squares / squares_pre(w: &[f64; 3], xs: &[[f64; 3]], ys: &[f64]) -> f64 {
+        let mut total = 0.0;
+        for s in 0..xs.len() {
+            // A loop inside (what makes the sample loop worth preaccumulating): d is
+            // 0.9 ⟨w, x⟩, with w read in the call and in the loop.
+            let mut d = dot3(w, &xs[s]);
+            for i in 0..3 {
+                d -= 0.1 * w[i] * xs[s][i];
+            }
+            // The sum is written in a branch: still the loop's only write of it.
+            if ys[s] > 0.0 {
+                total += d * d;
+            }
+        }
+        3.0 * total
+    }
+}
+
+#[test]
+fn calls_and_branches_in_the_body_match_the_closed_form() {
+    let (xs, ys) = samples(50);
+    let w = [0.3, -0.7, 1.1];
+    let (value, d_w) = squares_pre_grad(&w, &xs, &ys);
+    assert_close(value, squares(&w, &xs, &ys), 1e-12, "value");
+    // The value is 3 Σ_{y_s > 0} (0.9 ⟨w, x_s⟩)², so ∂/∂w = 3 Σ_{y_s > 0} 2 · 0.81 ⟨w, x_s⟩ x_s.
+    let mut closed = [0.0; 3];
+    for (x, &y) in xs.iter().zip(&ys) {
+        if y > 0.0 {
+            let d = w[0] * x[0] + w[1] * x[1] + w[2] * x[2];
+            for i in 0..3 {
+                closed[i] += 6.0 * 0.81 * d * x[i];
+            }
+        }
+    }
+    assert_all_close(&d_w, &closed, 1e-12, "closed form");
+    assert_all_close(&d_w, &squares_grad(&w, &xs, &ys).1, 1e-12, "plain sweep");
+}
+
+#[test]
+fn a_loop_that_never_runs_contributes_nothing_even_under_an_infinite_adjoint() {
+    // No sample: the loss is 0 / 0 and the sum's adjoint 1 / 0. The plain sweep never
+    // multiplies by it; neither does the preaccumulated one.
+    let w = [[0.5; 3]; 4];
+    let b = [0.1; 4];
+    let (value, d_w, d_b, d_scale) = fit_pre_grad(&w, &b, 0.3, &[], &[]);
+    let (plain_value, plain_w, plain_b, plain_scale) = fit_grad(&w, &b, 0.3, &[], &[]);
+    assert!(value.is_nan() && plain_value.is_nan());
+    assert_eq!(d_w, plain_w);
+    assert_eq!(d_b, plain_b);
+    assert_eq!(d_scale.to_bits(), plain_scale.to_bits());
+    // Only `scale.sin()` reaches scale (`shift` is read in the loop alone): cos(0.3).
+    assert_eq!(d_w, [[0.0; 3]; 4]);
+    assert_eq!(d_b, [0.0; 4]);
+    assert_close(d_scale, 0.3f64.cos(), 1e-15, "d_scale");
+}
+
+both! {
+    [wrt(w),]
+    fn zero_weight / zero_weight_pre(w: &[f64; 2], xs: &[f64]) -> f64 {
+        let mut total = 0.0;
+        for &x in xs {
+            let mut t = 0.0;
+            for k in 0..2 {
+                t += (w[k] * x).sin();
+            }
+            total += t;
+        }
+        0.0 * total + w[0]
+    }
+}
+
+#[test]
+fn a_zero_adjoint_adds_nothing() {
+    let xs = [0.5, -1.5, 2.0];
+    let (value, d_w) = zero_weight_pre_grad(&[0.3, 0.4], &xs);
+    assert_eq!(value.to_bits(), zero_weight(&[0.3, 0.4], &xs).to_bits());
+    assert_eq!(d_w, [1.0, 0.0]);
+    assert_eq!(zero_weight_grad(&[0.3, 0.4], &xs).1, [1.0, 0.0]);
+}
+
+both! {
+    [wrt(v),]
+    fn f32_fit / f32_fit_pre(v: &[f32; 2], xs: &[f32]) -> f32 {
+        let mut total = 0.0f32;
+        for &x in xs {
+            let mut t = 0.0f32;
+            for k in 0..2 {
+                t += (v[k] * x).tanh();
+            }
+            total += t * t;
+        }
+        total
+    }
+}
+
+#[test]
+fn f32_functions_are_preaccumulated_too() {
+    let xs: Vec<f32> = (0..40).map(|i| (i as f32 * 0.3).sin()).collect();
+    let v = [0.7f32, -0.2];
+    let (value, d_v) = f32_fit_pre_grad(&v, &xs);
+    let (plain_value, plain_v) = f32_fit_grad(&v, &xs);
+    assert!((value - plain_value).abs() <= 1e-5 * plain_value.abs());
+    for k in 0..2 {
+        assert!(
+            (d_v[k] - plain_v[k]).abs() <= 1e-5 * plain_v[k].abs(),
+            "{d_v:?} {plain_v:?}"
+        );
+    }
+}
