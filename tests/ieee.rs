@@ -286,6 +286,48 @@ fn zero_adjoint_times_infinite_partial_is_nan_outside_skipped_loops() {
     assert!(dx.is_nan());
 }
 
+/// A value overwritten before anything reads it.
+#[grad]
+#[allow(unused_assignments)]
+fn overwritten(x: f64) -> f64 {
+    let mut y = x.ln();
+    y = 2.0 * x;
+    y + 1.0
+}
+
+/// A local nothing reads, and `hypot` at the origin feeding a value that is overwritten
+/// (the reduced form of a random program's, where `Tape` and `#[grad]` disagreed).
+#[grad]
+#[allow(unused_variables, unused_assignments)]
+fn unread_values(x: f64, zero: f64) -> f64 {
+    let never_read = (x - 1.0).sqrt();
+    let mut s = zero.hypot(zero.max(x - 3.0)).cos();
+    s = x.sin();
+    s * 3.0
+}
+
+#[test]
+fn a_value_nothing_reads_passes_nothing_back() {
+    // The overwritten `ln x` at x = 0 has slope ∞ but adjoint 0 by construction: the sweep
+    // leaves its expression out, as `Tape` leaves out nodes the output does not depend
+    // on, so ∂x is 2, not 2 + 0·∞ = NaN.
+    let (value, dx) = overwritten_grad(0.0);
+    assert_eq!((value, dx), (1.0, 2.0));
+    let tape = Tape::new();
+    let tx = tape.var(0.0);
+    let _ = tx.ln();
+    let out = 2.0 * tx + 1.0;
+    assert_eq!(out.gradient().wrt(tx), dx);
+    // √(x - 1) at 0 is NaN with a NaN slope, and hypot(0, max(0, x - 3)) at x = 1 has
+    // NaN slopes (0/0): neither value is read, so neither reaches ∂x or ∂zero.
+    let (value, dx, dzero) = unread_values_grad(1.0, 0.0);
+    assert_eq!(value, 3.0 * 1f64.sin());
+    assert_eq!(dx, 3.0 * 1f64.cos());
+    assert_eq!(dzero, 0.0);
+    // Where the value is read, its edge shows as before: ∂x of ln at 0 is ∞.
+    assert_eq!(log_plus_grad(0.0, 1.0).1, f64::INFINITY);
+}
+
 #[test]
 fn tape_agrees_bit_for_bit_at_the_edges() {
     for (x, y) in [

@@ -894,6 +894,12 @@ struct Generator<'a> {
     in_sum: bool,
     /// The loops whose gradients are preaccumulated, by statement.
     preaccumulated: HashMap<*const Stmt, preaccumulate::Preaccumulated>,
+    /// Scalar variables of the outermost block whose adjoint is zero by construction at
+    /// the point the sweep has reached: no statement after it reads the value they hold
+    /// there (nothing has contributed since their definition or since an assignment that
+    /// overwrote them). The reverse of their definition passes nothing on (see
+    /// `Generator::unread`).
+    unread: std::collections::HashSet<VarId>,
 }
 
 /// The names of a slab: the block, the offset of the current frame, and the frame size.
@@ -960,6 +966,7 @@ impl<'a> Generator<'a> {
             adjoint_names: HashMap::new(),
             in_sum: false,
             preaccumulated: HashMap::new(),
+            unread: std::collections::HashSet::new(),
         }
     }
 }

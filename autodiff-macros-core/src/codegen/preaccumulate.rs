@@ -246,6 +246,7 @@ impl Generator<'_> {
         let mut adds = TokenStream::new();
         let mut recycle = TokenStream::new();
         for (var, gradient) in inputs {
+            self.unread.remove(var);
             let adjoint = self.adjoint_var(*var);
             let v = &self.function.vars[*var];
             adds.extend(if v.slice {

@@ -44,6 +44,7 @@ impl Generator<'_> {
                     // Declared where the sweep first needs it (`declare_before`,
                     // `propagate`).
                     self.undeclared.insert(*var);
+                    self.unread.insert(*var);
                 } else {
                     declarations.extend(self.adjoint_declaration(*var));
                 }
@@ -291,7 +292,7 @@ impl Generator<'_> {
                 value: Some(value),
                 nodes,
             } => {
-                if !self.activity.var(*var) || !self.activity.node(*value) {
+                if !self.activity.var(*var) || !self.activity.node(*value) || self.unread(*var) {
                     return TokenStream::new();
                 }
                 let seed = self.adjoint_var(*var);
@@ -325,8 +326,13 @@ impl Generator<'_> {
                 value,
                 nodes,
             } => {
-                if !self.activity.var(place.var) {
+                if !self.activity.var(place.var) || self.unread(place.var) {
                     return TokenStream::new();
+                }
+                if place.indices.is_empty() && self.rebinds(place.var) {
+                    // Overwritten here: what it held before is read only by the statements
+                    // in between, and the value assigned reads it (`a = a + t`) if at all.
+                    self.unread.insert(place.var);
                 }
                 let prelude = self.recompute_nodes(nodes);
                 let target = self.place(place, self.adjoint_var(place.var));
@@ -515,6 +521,7 @@ impl Generator<'_> {
                 if !self.scoped() {
                     self.reached.push(place.var);
                 }
+                self.unread.remove(&place.var);
                 let target = self.place(place, self.adjoint_var(place.var));
                 let rebinds = place.indices.is_empty() && self.rebinds(place.var);
                 let first = rebinds && self.undeclared.remove(&place.var);
@@ -555,6 +562,18 @@ impl Generator<'_> {
         }
         out.extend(pending);
         out
+    }
+
+    /// Whether the reverse of a definition of `var` (a `let` or an assignment of the
+    /// whole variable), outside loops and branches, has nothing to pass on: no statement
+    /// after it reads the value it defines, so its adjoint is zero by construction (a
+    /// value overwritten before any read, a local never read). The sweep then skips the
+    /// definition's expression altogether, as a tape skips what the output does not
+    /// depend on: a partial that is infinite or NaN there (`hypot` at the origin, `ln 0`)
+    /// is never multiplied by that zero, and the gradient holds no `0·∞ = NaN` from a
+    /// value the result never saw. At run time nothing is tested.
+    fn unread(&self, var: VarId) -> bool {
+        !self.scoped() && self.unread.contains(&var)
     }
 
     /// Whether a contribution to the adjoint of `var` makes a new binding of it,
