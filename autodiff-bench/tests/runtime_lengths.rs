@@ -139,6 +139,21 @@ fn wide_contenders_agree() {
     assert!(relative_error(&g, &grad) <= 1e-12);
 }
 
+/// `p` after 100 steps of gradient descent on the moons data set (as in
+/// `examples/moons.rs`), where most hinges are inactive.
+fn trained(mut p: [f64; moons_model::PARAMS]) -> [f64; moons_model::PARAMS] {
+    use moons_model::{loss_backprop_dense, moons};
+    let (xs, ys) = moons(1337);
+    for k in 0..100 {
+        let (_, grad) = loss_backprop_dense(&p, &xs, &ys);
+        let rate = 1.0 - 0.9 * f64::from(k) / 100.0;
+        for (q, g) in p.iter_mut().zip(grad) {
+            *q -= rate * g;
+        }
+    }
+    p
+}
+
 #[test]
 fn the_lanes_backpropagation_agrees_with_the_moons_gradient() {
     use autodiff_bench::lanes::{loss_and_gradient, LANES};
@@ -173,14 +188,7 @@ fn the_lanes_backpropagation_agrees_with_the_moons_gradient() {
     }
     // Where most hinges are inactive and every unit is on, too.
     let (xs, ys) = moons(1337);
-    let mut trained = p;
-    for k in 0..100 {
-        let (_, grad) = loss_backprop_dense(&trained, &xs, &ys);
-        let rate = 1.0 - 0.9 * f64::from(k) / 100.0;
-        for (q, g) in trained.iter_mut().zip(grad) {
-            *q -= rate * g;
-        }
-    }
+    let trained = trained(p);
     let (value, grad) = loss_backprop_dense(&trained, &xs, &ys);
     let (v, g) = loss_and_gradient(&trained, &xs[..], &ys[..]);
     assert!((v - value).abs() <= 1e-12 * value.abs(), "{v} {value}");
@@ -231,14 +239,7 @@ fn the_preaccumulated_moons_gradient_agrees_with_the_backpropagation() {
     assert!(relative_error(&g, &penalty_only) <= 1e-15);
     // Trained, where most hinges are inactive and the sweep skips their samples.
     let (xs, ys) = moons(1337);
-    let mut trained = p;
-    for k in 0..100 {
-        let (_, grad) = loss_backprop_dense(&trained, &xs, &ys);
-        let rate = 1.0 - 0.9 * f64::from(k) / 100.0;
-        for (q, g) in trained.iter_mut().zip(grad) {
-            *q -= rate * g;
-        }
-    }
+    let trained = trained(p);
     let (_, grad) = loss_backprop_dense(&trained, &xs, &ys);
     let (_, g) = loss_slices_reassociate_grad(&trained, &xs, &ys);
     assert!(relative_error(&g, &grad) <= 1e-12);
