@@ -252,3 +252,55 @@ fn f32_functions_are_preaccumulated_too() {
         );
     }
 }
+
+/// A model kept in a struct, with a `#[grad]` method.
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+struct Scale {
+    b: f64,
+}
+
+#[grad]
+impl Scale {
+    #[grad]
+    fn apply(&self, x: f64) -> f64 {
+        self.b * x
+    }
+}
+
+both! {
+    [wrt(x, w, m),]
+    fn passed_whole / passed_whole_pre(x: f64, w: &[f64; 3], m: &Scale, xs: &[[f64; 3]]) -> f64 {
+        let mut total = 0.0;
+        for row in xs {
+            let mut v = x;
+            for _ in 0..2 {
+                v += x;
+            }
+            // `w` and `m` are only passed whole, never read by index or field.
+            total += v * m.apply(x) + dot3(w, row);
+        }
+        3.0 * total
+    }
+}
+
+#[test]
+fn what_the_body_passes_whole_is_differentiated_too() {
+    // Found by the random programs: an argument passed whole (a struct to its method, an
+    // array to a function) must keep the plain sweep or be preaccumulated, never take
+    // the iterations' partials unscaled.
+    let (xs, _) = samples(4);
+    let (w, m) = ([0.5, -0.25, 2.0], Scale { b: 0.5 });
+    let (value, dx, d_w, d_m) = passed_whole_pre_grad(0.3, &w, &m, &xs);
+    let (plain_value, plain_x, plain_w, plain_m) = passed_whole_grad(0.3, &w, &m, &xs);
+    assert_close(value, plain_value, 1e-12, "value");
+    // 3 Σ_s (3x · b x + ⟨w, x_s⟩): ∂x = 3 · 4 · 6 b x, ∂b = 3 · 4 · 3 x², ∂w = 3 Σ x_s.
+    assert_close(dx, 72.0 * 0.5 * 0.3, 1e-12, "∂x");
+    assert_close(d_m.b, 36.0 * 0.09, 1e-12, "∂b");
+    for i in 0..3 {
+        let closed = 3.0 * xs.iter().map(|row| row[i]).sum::<f64>();
+        assert_close(d_w[i], closed, 1e-12, "∂w");
+    }
+    assert_close(dx, plain_x, 1e-12, "∂x, plain");
+    assert_all_close(&d_w, &plain_w, 1e-12, "∂w, plain");
+    assert_close(d_m.b, plain_m.b, 1e-12, "∂b, plain");
+}

@@ -272,18 +272,27 @@ pub fn writes(block: &[Stmt], written: &mut Vec<VarId>, declared: &mut Vec<VarId
 }
 
 /// Collects the variables that `block` names, at any depth: those it reads (in its
-/// nodes), writes or declares.
+/// nodes, also as arguments passed whole), writes or declares.
 pub fn mentions(nodes: &[Node], block: &[Stmt], named: &mut Vec<VarId>) {
     let mut declared = Vec::new();
     writes(block, named, &mut declared);
     named.extend(declared);
     fn reads(nodes: &[Node], block: &[Stmt], named: &mut Vec<VarId>) {
         for stmt in block {
-            named.extend(stmt.nodes().iter().filter_map(|&id| match &nodes[id].kind {
-                NodeKind::Read(place) => Some(place.var),
-                NodeKind::Len(var) => Some(*var),
-                _ => None,
-            }));
+            for &id in stmt.nodes() {
+                match &nodes[id].kind {
+                    NodeKind::Read(place) => named.push(place.var),
+                    NodeKind::Len(var) => named.push(*var),
+                    // An array, slice or struct passed whole to a pullback is read too.
+                    NodeKind::Pullback { args, .. } => {
+                        named.extend(args.iter().filter_map(|arg| match arg {
+                            CallArg::Whole { place, .. } => Some(place.var),
+                            CallArg::Value(_) => None,
+                        }));
+                    }
+                    _ => {}
+                }
+            }
             match stmt {
                 Stmt::For { body, .. } | Stmt::Loop { body, .. } => reads(nodes, body, named),
                 Stmt::If {
