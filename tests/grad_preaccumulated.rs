@@ -304,3 +304,101 @@ fn what_the_body_passes_whole_is_differentiated_too() {
     assert_all_close(&d_w, &plain_w, 1e-12, "∂w, plain");
     assert_close(d_m.b, plain_m.b, 1e-12, "∂b, plain");
 }
+
+/// A layer, and a network holding one with an output row and a constant field.
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+struct Layer {
+    w: [[f64; 2]; 3],
+    b: [f64; 3],
+}
+
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+struct Net {
+    hidden: Layer,
+    out: [f64; 3],
+    steps: usize,
+}
+
+both! {
+    [wrt(net),]
+    fn net_loss / net_loss_pre(net: &Net, xs: &[[f64; 3]], ys: &[f64]) -> f64 {
+        let mut loss = 0.0;
+        for (x, &y) in xs.iter().zip(ys) {
+            let mut score = 0.0;
+            for j in 0..3 {
+                let mut a = net.hidden.b[j];
+                for i in 0..2 {
+                    a += net.hidden.w[j][i] * x[i];
+                }
+                score += net.out[j] * a.tanh();
+            }
+            loss += (score - y).powi(2);
+        }
+        loss / xs.len() as f64
+    }
+}
+
+#[grad]
+impl Net {
+    /// The same loss as a method, `self` differentiated.
+    #[grad(wrt(self), reassociate)]
+    #[allow(clippy::needless_range_loop)]
+    fn loss(&self, xs: &[[f64; 3]], ys: &[f64]) -> f64 {
+        let mut loss = 0.0;
+        for (x, &y) in xs.iter().zip(ys) {
+            let mut score = 0.0;
+            for j in 0..3 {
+                let mut a = self.hidden.b[j];
+                for i in 0..2 {
+                    a += self.hidden.w[j][i] * x[i];
+                }
+                score += self.out[j] * a.tanh();
+            }
+            loss += (score - y).powi(2);
+        }
+        loss / xs.len() as f64
+    }
+}
+
+#[test]
+fn struct_parameters_are_preaccumulated_field_by_field() {
+    let net = Net {
+        hidden: Layer {
+            w: [[0.3, -0.5], [0.8, 0.1], [-0.4, 0.6]],
+            b: [0.1, -0.2, 0.05],
+        },
+        out: [0.7, -0.3, 0.5],
+        steps: 7,
+    };
+    let (xs, ys) = samples(29);
+    let (value, d_net) = net_loss_pre_grad(&net, &xs, &ys);
+    let (plain_value, plain) = net_loss_grad(&net, &xs, &ys);
+    assert_close(value, plain_value, 1e-12, "value");
+    assert_all_close(
+        &d_net.to_flat_vec(),
+        &plain.to_flat_vec(),
+        1e-12,
+        "plain sweep",
+    );
+    // Not bit for bit: the preaccumulated sweep ran (`λ · Σ g` for `Σ λ · g`).
+    assert_ne!(d_net.to_flat_vec(), plain.to_flat_vec());
+    let fd = common::fd_flat_gradient(&net, |m| net_loss(m, &xs, &ys));
+    assert_all_close(&d_net.to_flat_vec(), &fd, 1e-6, "central differences");
+    // The constant field is copied, not differentiated.
+    assert_eq!(d_net.steps, 7);
+    // As a method, into a buffer that holds something already.
+    let (method_value, d_self) = net.loss_grad(&xs, &ys);
+    assert_close(method_value, value, 1e-12, "method value");
+    assert_all_close(&d_self.to_flat_vec(), &plain.to_flat_vec(), 1e-12, "method");
+    assert_eq!(d_self.to_flat_vec(), d_net.to_flat_vec());
+    let mut buffer = net.clone();
+    let before = buffer.to_flat_vec();
+    net.loss_grad_into(&xs, &ys, &mut buffer);
+    let added: Vec<f64> = buffer
+        .to_flat_vec()
+        .iter()
+        .zip(&before)
+        .map(|(after, before)| after - before)
+        .collect();
+    assert_all_close(&added, &plain.to_flat_vec(), 1e-12, "added into the buffer");
+}

@@ -33,9 +33,11 @@
 //! or `return`, and writes one
 //! differentiated variable declared outside it: the sum, a real scalar local that it
 //! writes once as `acc = acc ± term` and reads nowhere else (as for lanes). What it reads
-//! from outside and differentiates must be real scalars, arrays, or slices and vectors
-//! of `f64` numbers, whose gradients take a workspace from the pool (so the steady state
-//! allocates nothing); not fields of structs.
+//! from outside and differentiates must be real scalars, arrays, slices and vectors of
+//! `f64` numbers (whose gradients take a workspace from the pool, so the steady state
+//! allocates nothing), or struct parameters, read by field or passed whole, whose
+//! gradients are values of their type (`zero_like`; not for a struct with a vector
+//! field, which would allocate it every call).
 
 use super::*;
 
@@ -46,6 +48,9 @@ pub(super) struct Preaccumulated {
     /// The differentiated variables from outside that it reads, each with the slot of its
     /// preaccumulated gradient.
     inputs: Vec<(VarId, Ident)>,
+    /// The struct parameters it reads (fields, or whole), each with the slot of its
+    /// preaccumulated gradient, a value of the struct's type.
+    structs: Vec<(usize, Ident)>,
     /// Its loop variable or counter, which names its slots.
     key: VarId,
 }
@@ -99,8 +104,28 @@ impl Generator<'_> {
         inputs.dedup();
         inputs
             .iter()
-            .all(|&var| function.plain_real(var) || self.slice_input(var))
+            .all(|&var| {
+                function.plain_real(var)
+                    || self.slice_input(var)
+                    || self.struct_input(var).is_some()
+            })
             .then_some((sum, inputs))
+    }
+
+    /// For a struct parameter or a field of one, read by the loop: the parameter (an
+    /// index into `params`), when its preaccumulated gradient can be a value of its type,
+    /// made by `zero_like` without allocating (no vector field) and of `f64`s.
+    fn struct_input(&self, var: VarId) -> Option<usize> {
+        let function = self.function;
+        let param = match function.field(var) {
+            Some(field) => field.param,
+            None => function.struct_param(var)?,
+        };
+        let vectors = function
+            .fields
+            .iter()
+            .any(|f| f.param == param && function.vars[f.var].slice);
+        (function.real == Float::F64 && !vectors).then_some(param)
     }
 
     /// Whether `var` is a slice (or vector) of numbers whose preaccumulated gradient can
@@ -143,8 +168,29 @@ impl Generator<'_> {
         }
         let (sum, inputs) = self.preaccumulable(body)?;
         let real = self.function.real;
+        // Structs (through their fields or whole) get one gradient per parameter, of its
+        // type; the other inputs one each.
+        let mut structs: Vec<(usize, Ident)> = Vec::new();
+        let mut names: HashMap<VarId, TokenStream> = HashMap::new();
+        for &var in &inputs {
+            let Some(param) = self.struct_input(var) else {
+                continue;
+            };
+            let gradient = match structs.iter().find(|(p, _)| *p == param) {
+                Some((_, gradient)) => gradient.clone(),
+                None => {
+                    let name = format!("__preacc_{key}_param_{param}");
+                    let gradient = Ident::new(&name, Span::mixed_site());
+                    structs.push((param, gradient.clone()));
+                    gradient
+                }
+            };
+            let access = self.function.field(var).map(|field| field.access.clone());
+            names.insert(var, quote!(#gradient #access));
+        }
         let inputs: Vec<(VarId, Ident)> = inputs
             .into_iter()
+            .filter(|var| !names.contains_key(var))
             .map(|var| {
                 let name = format!("__preacc_{key}_{var}");
                 (var, Ident::new(&name, Span::mixed_site()))
@@ -166,6 +212,10 @@ impl Generator<'_> {
                 let start = no_adjoint(real, &self.function.vars[*var].dims);
                 quote!(let mut #gradient = #start;)
             })
+            .chain(structs.iter().map(|(param, gradient)| {
+                let zero = zero_partial(self.function, *param);
+                quote!(let mut #gradient = #zero;)
+            }))
             .chain(std::iter::once(quote!(let mut #ran = false;)))
             .collect();
         // The body, generated as if it were a function of its own: out of loops, so its
@@ -179,6 +229,7 @@ impl Generator<'_> {
         inner.adjoint_names = inputs
             .iter()
             .map(|(var, gradient)| (*var, gradient.to_token_stream()))
+            .chain(names)
             .collect();
         // The sum runs in lanes, as every sum of a loop does under `reassociate`.
         let sums = [sum];
@@ -230,16 +281,27 @@ impl Generator<'_> {
             }
             #add
         };
-        self.preaccumulated
-            .insert(stmt as *const Stmt, Preaccumulated { sum, inputs, key });
+        self.preaccumulated.insert(
+            stmt as *const Stmt,
+            Preaccumulated {
+                sum,
+                inputs,
+                structs,
+                key,
+            },
+        );
         Some(quote!(#nodes #declarations #code))
     }
 
     /// The reverse of a preaccumulated loop `stmt`: its gradients, scaled by the adjoint
     /// of its sum, added to the adjoints of the variables it read.
     pub(super) fn preaccumulated_reverse(&mut self, stmt: &Stmt) -> Option<TokenStream> {
-        let Preaccumulated { sum, inputs, key } =
-            self.preaccumulated.get(&(stmt as *const Stmt))?;
+        let Preaccumulated {
+            sum,
+            inputs,
+            structs,
+            key,
+        } = self.preaccumulated.get(&(stmt as *const Stmt))?;
         let ran = ran_slot(*key);
         let lambda = self.adjoint_var(*sum);
         let zero = self.function.real.literal("0.0");
@@ -261,6 +323,12 @@ impl Generator<'_> {
                 quote!(#adjoint += #lambda * #gradient;)
             } else {
                 quote!(::autodiff::__private::Flat::add_scaled_to(&#gradient, #lambda, &mut #adjoint);)
+            });
+        }
+        for (param, gradient) in structs {
+            let adjoint = self.adjoint_var(self.function.params[*param].var);
+            adds.extend(quote! {
+                ::autodiff::__private::Differentiable::add_scaled(&mut #adjoint, #lambda, &#gradient);
             });
         }
         Some(quote!(if #ran && #lambda != #zero { #adds } #recycle))
