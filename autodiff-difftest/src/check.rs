@@ -25,11 +25,13 @@
 //! keep 1e-2 from kinks and boundaries, and magnitudes below 1e3.
 //!
 //! A program marked `#[grad(reassociate)]` (one in six, each with a sum its gradient adds
-//! in lanes) may return a `_grad` value that differs from the original's in the last
-//! bits: that value is compared with the original's (which the `Tape` twin still equals
-//! bit for bit) to a relative 1e-12 of the largest magnitude of a variable (`f32`: the
-//! tolerance of its twin, 1e-3); its partials are checked as above. How many of those
-//! programs' values differ in their bits is counted, and a batch with none fails.
+//! in lanes and, but for long programs, a sample loop of random statements holding a
+//! loop, whose gradient it preaccumulates) may return a `_grad` value that differs from
+//! the original's in the last bits: that value is compared with the original's (which the
+//! `Tape` twin still equals bit for bit) to a relative 1e-12 of the largest magnitude of
+//! a variable (`f32`: the tolerance of its twin, 1e-3); its partials are checked as
+//! above. How many of those programs' values differ in their bits is counted, and a batch
+//! with none fails.
 //!
 //! That every program compiles is the first check: a program the generator writes stays
 //! inside the documented subset, so a rejection fails the build of the test.

@@ -5,7 +5,10 @@
 //! - [`generator`] writes the programs (seeded, deterministic). The build script runs it
 //!   and writes the batch into `OUT_DIR`, in four parts, one per test
 //!   (`tests/programs_0.rs` …, so that two cores compile them side by side); each test
-//!   includes its part and runs [`check::check_batch`] on it.
+//!   includes its part and runs [`check::check_batch`] on it. One program in six is
+//!   `#[grad(reassociate)]`, with a sum its gradient adds in lanes and a sample loop (a
+//!   random body holding a loop, which only adds to one sum) whose gradient it
+//!   preaccumulates (`autodiff-macros-core/src/codegen/preaccumulate.rs`).
 //! - Long programs: the build script also writes a few programs whose function under
 //!   test performs thousands of operations (`generator::random::long_program`, 8 by
 //!   default, `AUTODIFF_DIFFTEST_LONG_PROGRAMS`), into `OUT_DIR/programs_long.rs`, which

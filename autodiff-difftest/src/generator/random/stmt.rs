@@ -161,8 +161,8 @@ impl Gen {
             }
             38..=41 => self.local_array(out),
             42..=57 if depth < 3 && !self.straight => self.for_loop(depth, out),
-            58..=61 if depth < 3 && !self.straight => self.while_loop(depth, out),
-            62..=64 if depth < 3 && !self.straight => self.loop_loop(depth, out),
+            58..=61 if depth < 3 && !self.straight && !self.sample => self.while_loop(depth, out),
+            62..=64 if depth < 3 && !self.straight && !self.sample => self.loop_loop(depth, out),
             65..=74 if depth < 3 && !self.straight => {
                 let mut branches = Vec::new();
                 let n = self.rng.random_range(1..=3);
@@ -199,7 +199,7 @@ impl Gen {
                 }
                 out.push(Stmt::Match(Match { scrutinee, arms }));
             }
-            78..=83 if nested && !self.loops.is_empty() => {
+            78..=83 if nested && !self.loops.is_empty() && !self.sample => {
                 // break / continue under a condition
                 let c = self.cond(1);
                 let which = self.rng.random_range(0..self.loops.len());
@@ -227,7 +227,7 @@ impl Gen {
             }
             // Not in a long program: `#[grad]` puts what follows a `return` in a block of its
             // own, where its gradient is not cut into segments.
-            84..=86 if nested && !self.no_return && self.long.is_none() => {
+            84..=86 if nested && !self.no_return && self.long.is_none() && !self.sample => {
                 self.returned = true;
                 let c = self.cond(1);
                 let e = self.expr(2);
@@ -458,6 +458,49 @@ impl Gen {
         self.pop_scope();
         out.push(Stmt::For {
             label,
+            pattern,
+            iter,
+            body,
+        });
+    }
+
+    /// The loop that the body of a sample loop (see [`sample_loop`]) holds: a `for` loop of
+    /// random statements, ending with an update of `local`, a variable of the sample
+    /// loop's body, so that each iteration of the sample loop has values of its own for
+    /// its sweep to keep.
+    pub(super) fn inner_loop(&mut self, depth: usize, local: &str, out: &mut Vec<Stmt>) {
+        self.push_scope();
+        let frozen = self.frozen.len();
+        let (pattern, iter) = self.iterable();
+        self.loops.push(LoopCtx {
+            label: None,
+            value: false,
+        });
+        self.control += 1;
+        let mut body = Vec::new();
+        self.row_call(&mut body);
+        // In the loop's own scope, so that the update reads what they declare (`local` is
+        // settled: not shadowed).
+        for _ in 0..self.rng.random_range(0..3) {
+            if self.budget <= 0 {
+                break;
+            }
+            self.stmt(depth + 1, &mut body);
+        }
+        // Added or subtracted, a value that does not read `local` (iterated over two
+        // loops, `v *= …` or `v -= v.powi(2)` would take the values out of the range the
+        // check uses, or near it, where finite differences have few correct digits).
+        let op = if self.chance(0.3) { "-" } else { "+" };
+        self.hidden.push(local.into());
+        let value = self.expr(2);
+        self.hidden.pop();
+        body.push(Stmt::Assign(Place::Var(local.into()), op, value));
+        self.control -= 1;
+        self.loops.pop();
+        self.frozen.truncate(frozen);
+        self.pop_scope();
+        out.push(Stmt::For {
+            label: None,
             pattern,
             iter,
             body,
