@@ -24,15 +24,15 @@
 //! The result is `λ · Σᵢ gᵢ` where the plain sweep computes `Σᵢ λ · gᵢ`: equal in exact
 //! arithmetic, not bit for bit, which is why it waits for the user's `reassociate`. The
 //! sum itself runs in lanes, rotated (see `lanes`), as under `reassociate` without
-//! preaccumulation. A zero `λ` adds nothing, as the sparse sweep skips a loop whose adjoints are zero, and
-//! neither does a loop that ran no iteration.
+//! preaccumulation. A zero `λ` adds nothing, as the sparse sweep skips a loop whose
+//! adjoints are zero, and neither does a loop that ran no iteration.
 //!
 //! A loop qualifies when it is in the function's outermost block (not in a loop or a
 //! branch, nor in another preaccumulated loop), holds a loop (whose values the plain
 //! sweep would keep for every iteration), runs a known number of times with no `break`
-//! or `return`, and writes one
-//! differentiated variable declared outside it: the sum, a real scalar local that it
-//! writes once as `acc = acc ± term` and reads nowhere else (as for lanes). What it reads
+//! or `return`, and writes one differentiated variable declared outside it: the sum, a
+//! real scalar local that it writes once as `acc = acc ± term` and reads nowhere else
+//! (as for lanes). What it reads
 //! from outside and differentiates must be real scalars, arrays, slices and vectors of
 //! `f64` numbers (whose gradients take a workspace from the pool, so the steady state
 //! allocates nothing), or struct parameters, read by field or passed whole, whose
@@ -81,9 +81,19 @@ fn controls(block: &[Stmt]) -> bool {
 impl Generator<'_> {
     /// The variable that a loop with `body` sums into, and the differentiated variables it
     /// reads from outside, if its gradient can be preaccumulated.
+    ///
+    /// Worth it where each iteration has values of its own for its sweep to keep: a body
+    /// with loops inside. (A dot product keeps nothing; its gradient's forward pass runs
+    /// four iterations at a time.) Not in a body that is preaccumulated already, whose
+    /// values all stay in scope.
     fn preaccumulable(&self, body: &Block) -> Option<(VarId, Vec<VarId>)> {
         let function = self.function;
-        if !function.reassociate || self.scoped() || controls(body) {
+        if !function.reassociate
+            || self.scoped()
+            || self.in_sum
+            || !crate::ir::has_loop(body)
+            || controls(body)
+        {
             return None;
         }
         let (mut written, mut declared) = (Vec::new(), Vec::new());
@@ -148,24 +158,42 @@ impl Generator<'_> {
         stmt: &Stmt,
         nodes: &TokenStream,
     ) -> Option<TokenStream> {
-        let (key, body) = match stmt {
-            Stmt::For { var, body, .. } => (*var, body),
+        // The loop variable or counter (which names the slots), the body, and the loop's
+        // pattern, range and number of iterations.
+        let usize = usize_type();
+        let (key, body, index, range, trips) = match stmt {
+            Stmt::For {
+                var,
+                start,
+                end,
+                inclusive,
+                body,
+            } => (
+                *var,
+                body,
+                self.var_slot(*var),
+                range(start, end, *inclusive),
+                trips(start, end, *inclusive),
+            ),
             Stmt::Loop {
                 counter,
-                count: Some(_),
+                count: Some(count),
                 exits,
                 body,
                 ..
-            } if exits.is_empty() => (*counter, body),
+            } if exits.is_empty() => {
+                let count = self.slot_of(*count);
+                let count = quote!((#count as #usize));
+                (
+                    *counter,
+                    body,
+                    self.var_slot(*counter),
+                    quote!(0..#count),
+                    count,
+                )
+            }
             _ => return None,
         };
-        // Worth it where each iteration has values of its own for its sweep to keep: a
-        // body with loops inside. (A dot product keeps nothing; its gradient's forward
-        // pass runs four iterations at a time.) Not in a body that is preaccumulated
-        // already, whose values all stay in scope.
-        if self.in_sum || !crate::ir::has_loop(body) {
-            return None;
-        }
         let (sum, inputs) = self.preaccumulable(body)?;
         let real = self.function.real;
         // Structs (through their fields or whole) get one gradient per parameter, of its
@@ -242,30 +270,6 @@ impl Generator<'_> {
         let tapes = &inner.tapes;
         let seed = slot("adjoint_var", sum);
         let one = real.literal("1.0");
-        let usize = usize_type();
-        let (index, range, trips) = match stmt {
-            Stmt::For {
-                var,
-                start,
-                end,
-                inclusive,
-                ..
-            } => (
-                self.var_slot(*var),
-                range(start, end, *inclusive),
-                trips(start, end, *inclusive),
-            ),
-            Stmt::Loop {
-                counter,
-                count: Some(count),
-                ..
-            } => {
-                let count = self.slot_of(*count);
-                let count = quote!((#count as #usize));
-                (self.var_slot(*counter), quote!(0..#count), count)
-            }
-            _ => return None,
-        };
         let declare_lanes = self.declare_lanes(&sums);
         let (head, rotate, add) = self.rotated_lanes(&sums, &lane, &trips);
         let code = quote! {
