@@ -323,6 +323,61 @@ fn preaccumulated(w: &[f64], xs: &[[f64; 2]]) -> f64 {
     total
 }
 
+/// The same loop differentiated in the samples too: their gradient, rows of two, is
+/// preaccumulated in a workspace block of its own.
+#[grad(reassociate)]
+fn preaccumulated_rows(w: &[f64], xs: &[[f64; 2]]) -> f64 {
+    let mut total = 0.0;
+    for x in xs {
+        let mut a = 0.0;
+        for i in 0..2 {
+            a += (w[i] * x[i]).tanh();
+        }
+        total += a * a;
+    }
+    total
+}
+
+#[test]
+fn preaccumulated_rows_do_not_allocate_after_the_first_call() {
+    std::thread::spawn(|| {
+        let (xs, _, _) = sample_slices(500);
+        let w = [0.3, -0.8];
+        let (mut dw, mut dxs) = ([0.0; 2], vec![[0.0; 2]; xs.len()]);
+        let (first, _) =
+            allocations_in(|| preaccumulated_rows_grad_into(&w, &xs, &mut dw, &mut dxs));
+        assert!(first >= 1, "the first call did not grow the workspace");
+        let (count, total) = allocations_in(|| {
+            let mut total = 0.0;
+            for _ in 0..100 {
+                total += preaccumulated_rows_grad_into(black_box(&w), &xs, &mut dw, &mut dxs);
+            }
+            black_box(total)
+        });
+        assert_eq!(count, 0, "rows allocated {count} times in 100 calls");
+        assert!(total.is_finite() && total != 0.0, "total = {total}");
+
+        // Against central differences, on one call into zeroed buffers.
+        let (mut dw, mut dxs) = ([0.0; 2], vec![[0.0; 2]; xs.len()]);
+        preaccumulated_rows_grad_into(&w, &xs, &mut dw, &mut dxs);
+        let h = 1e-6;
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-6 * b.abs().max(1.0);
+        for (i, j) in [(0, 0), (7, 1), (499, 0)] {
+            let (mut plus, mut minus) = (xs.clone(), xs.clone());
+            plus[i][j] += h;
+            minus[i][j] -= h;
+            let fd = (preaccumulated_rows(&w, &plus) - preaccumulated_rows(&w, &minus)) / (2.0 * h);
+            assert!(close(dxs[i][j], fd), "xs[{i}][{j}]: {} vs {fd}", dxs[i][j]);
+        }
+        let fd = (preaccumulated_rows(&[0.3 + h, -0.8], &xs)
+            - preaccumulated_rows(&[0.3 - h, -0.8], &xs))
+            / (2.0 * h);
+        assert!(close(dw[0], fd), "w[0]: {} vs {fd}", dw[0]);
+    })
+    .join()
+    .expect("the measuring thread");
+}
+
 fn sample_slices(n: usize) -> (Vec<[f64; 2]>, Vec<f64>, Vec<f64>) {
     let xs = (0..n)
         .map(|i| [(i as f64 * 0.3).sin(), (i as f64 * 0.7).cos()])

@@ -277,35 +277,37 @@ pub fn mentions(nodes: &[Node], block: &[Stmt], named: &mut Vec<VarId>) {
     let mut declared = Vec::new();
     writes(block, named, &mut declared);
     named.extend(declared);
-    fn reads(nodes: &[Node], block: &[Stmt], named: &mut Vec<VarId>) {
-        for stmt in block {
-            for &id in stmt.nodes() {
-                match &nodes[id].kind {
-                    NodeKind::Read(place) => named.push(place.var),
-                    NodeKind::Len(var) => named.push(*var),
-                    // An array, slice or struct passed whole to a pullback is read too.
-                    NodeKind::Pullback { args, .. } => {
-                        named.extend(args.iter().filter_map(|arg| match arg {
-                            CallArg::Whole { place, .. } => Some(place.var),
-                            CallArg::Value(_) => None,
-                        }));
-                    }
-                    _ => {}
-                }
+    each_node(block, &mut |id| match &nodes[id].kind {
+        NodeKind::Read(place) => named.push(place.var),
+        NodeKind::Len(var) => named.push(*var),
+        // An array, slice or struct passed whole to a pullback is read too.
+        NodeKind::Pullback { args, .. } => {
+            named.extend(args.iter().filter_map(|arg| match arg {
+                CallArg::Whole { place, .. } => Some(place.var),
+                CallArg::Value(_) => None,
+            }));
+        }
+        _ => {}
+    });
+}
+
+/// Calls `visit` with each node that `block` evaluates, at any depth, in order.
+pub fn each_node(block: &[Stmt], visit: &mut impl FnMut(NodeId)) {
+    for stmt in block {
+        for &id in stmt.nodes() {
+            visit(id);
+        }
+        match stmt {
+            Stmt::For { body, .. } | Stmt::Loop { body, .. } => each_node(body, visit),
+            Stmt::If {
+                then, otherwise, ..
+            } => {
+                each_node(then, visit);
+                each_node(otherwise, visit);
             }
-            match stmt {
-                Stmt::For { body, .. } | Stmt::Loop { body, .. } => reads(nodes, body, named),
-                Stmt::If {
-                    then, otherwise, ..
-                } => {
-                    reads(nodes, then, named);
-                    reads(nodes, otherwise, named);
-                }
-                _ => {}
-            }
+            _ => {}
         }
     }
-    reads(nodes, block, named);
 }
 
 /// Whether `block` holds a loop, at any depth.

@@ -59,7 +59,7 @@ pub use tape::{Gradient, Operand, Tape, Var};
 pub use value::Value;
 pub use workspace::Flat;
 #[cfg(feature = "alloc")]
-pub use workspace::Workspace;
+pub use workspace::{Rows, Workspace};
 
 /// Returns `x` unchanged. Inside a `#[grad]` function the result is treated as a constant:
 /// no gradient flows through it.

@@ -131,6 +131,24 @@ impl Workspace {
         &mut self.reals[start..]
     }
 
+    /// A block of `n` rows of `N` new `f64`s (zeros) on top of the stack, indexed as
+    /// `rows[i][j]`: the gradient of a slice of arrays (`xs: &[[f64; N]]`) that a loop
+    /// preaccumulates.
+    ///
+    /// ```
+    /// use autodiff_runtime::Workspace;
+    /// let mut ws = Workspace::take();
+    /// let mut rows = ws.rows::<2>(3);
+    /// rows[1][0] += 1.5;
+    /// let mut out = [[1.0; 2]; 3];
+    /// rows.add_scaled_to(2.0, &mut out);
+    /// assert_eq!(out, [[1.0, 1.0], [4.0, 1.0], [1.0, 1.0]]);
+    /// ```
+    #[inline]
+    pub fn rows<const N: usize>(&mut self, n: usize) -> Rows<'_, N> {
+        Rows(self.block(n * N))
+    }
+
     /// The top `n` `f64`s: a block taken by [`block`](Self::block), for the reverse sweep.
     #[inline]
     pub fn top(&self, n: usize) -> &[f64] {
@@ -171,6 +189,49 @@ impl Workspace {
     #[must_use]
     pub fn is_empty(&self) -> bool {
         self.reals.is_empty() && self.ints.is_empty()
+    }
+}
+
+/// Rows of `N` `f64`s in a block of a [`Workspace`] ([`Workspace::rows`]), indexed as a
+/// slice of arrays is: `rows[i]` is the `i`-th `[f64; N]`.
+#[cfg(feature = "alloc")]
+#[derive(Debug)]
+pub struct Rows<'a, const N: usize>(&'a mut [f64]);
+
+#[cfg(feature = "alloc")]
+impl<const N: usize> Rows<'_, N> {
+    /// Adds `alpha` times each row to the same row of `out`.
+    ///
+    /// # Panics
+    /// When `out` has another number of rows.
+    #[inline]
+    pub fn add_scaled_to(&self, alpha: f64, out: &mut [[f64; N]]) {
+        assert_eq!(out.len() * N, self.0.len(), "rows of the same number");
+        for (row, from) in out.iter_mut().zip(self.0.chunks_exact(N)) {
+            for (x, &g) in row.iter_mut().zip(from) {
+                *x += alpha * g;
+            }
+        }
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<const N: usize> core::ops::Index<usize> for Rows<'_, N> {
+    type Output = [f64; N];
+
+    #[inline]
+    fn index(&self, i: usize) -> &[f64; N] {
+        let row = &self.0[i * N..(i + 1) * N];
+        row.try_into().expect("a row holds N numbers")
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<const N: usize> core::ops::IndexMut<usize> for Rows<'_, N> {
+    #[inline]
+    fn index_mut(&mut self, i: usize) -> &mut [f64; N] {
+        let row = &mut self.0[i * N..(i + 1) * N];
+        row.try_into().expect("a row holds N numbers")
     }
 }
 

@@ -34,12 +34,15 @@
 //! real scalar local that it writes once as `acc = acc ± term` and reads nowhere else
 //! (as for lanes). What it reads
 //! from outside and differentiates must be real scalars, arrays, slices and vectors of
-//! `f64` numbers (whose gradients take a workspace from the pool, so the steady state
-//! allocates nothing), or struct parameters, read by field or passed whole, whose
+//! `f64` numbers, or slices of arrays of them (`xs: &[[f64; 2]]`, not passed whole in the
+//! loop; their gradients take a workspace from the pool, as `Workspace::rows` for a slice
+//! of arrays, and go back in the reverse order, so the steady state allocates nothing),
+//! or struct parameters, read by field or passed whole, whose
 //! gradients are values of their type (`zero_like`; not for a struct with a vector
 //! field, which would allocate it every call).
 
 use super::*;
+use crate::ir::{CallArg, Node};
 
 /// A loop whose gradient the forward pass preaccumulates.
 pub(super) struct Preaccumulated {
@@ -76,6 +79,20 @@ fn controls(block: &[Stmt]) -> bool {
         } => controls(then) || controls(otherwise),
         _ => false,
     })
+}
+
+/// Whether `block` passes slice `var` whole to a pullback, at any depth.
+fn passes_whole(nodes: &[Node], block: &[Stmt], var: VarId) -> bool {
+    let mut whole = false;
+    crate::ir::each_node(block, &mut |id| {
+        if let NodeKind::Pullback { args, .. } = &nodes[id].kind {
+            whole |= args.iter().any(|arg| {
+                matches!(arg, CallArg::Whole { place, .. }
+                    if place.var == var && place.indices.is_empty())
+            });
+        }
+    });
+    whole
 }
 
 impl Generator<'_> {
@@ -116,7 +133,7 @@ impl Generator<'_> {
             .iter()
             .all(|&var| {
                 function.plain_real(var)
-                    || self.slice_input(var)
+                    || self.slice_input(var, body)
                     || self.struct_input(var).is_some()
             })
             .then_some((sum, inputs))
@@ -138,13 +155,20 @@ impl Generator<'_> {
         (function.real == Float::F64 && !vectors).then_some(param)
     }
 
-    /// Whether `var` is a slice (or vector) of numbers whose preaccumulated gradient can
-    /// live in a workspace of its own (which holds `f64`s).
-    fn slice_input(&self, var: VarId) -> bool {
+    /// Whether `var` is a slice (or vector) of numbers, or of arrays of numbers
+    /// (`&[[f64; 2]]`), whose preaccumulated gradient can live in a workspace of its own
+    /// (which holds `f64`s; rows of an array's length for a slice of arrays, which
+    /// `body` then may not pass whole, as `Rows` is not a slice).
+    fn slice_input(&self, var: VarId, body: &Block) -> bool {
         let function = self.function;
         let v = &function.vars[var];
+        let shape = match v.dims.len() {
+            0 => true,
+            1 => !passes_whole(&function.nodes, body, var),
+            _ => false,
+        };
         v.slice
-            && v.dims.is_empty()
+            && shape
             && v.kind == VarKind::Real
             && function.real == Float::F64
             && function.field(var).is_none()
@@ -232,9 +256,13 @@ impl Generator<'_> {
                     // Zeros for every element, in a workspace from the pool.
                     let workspace = workspace_slot(gradient);
                     let len = self.var_slot(*var);
+                    let block = match self.function.vars[*var].dims.first() {
+                        Some(row) => quote!(rows::<{ #row }>),
+                        None => quote!(block),
+                    };
                     return quote! {
                         let mut #workspace = ::autodiff::__private::Workspace::take();
-                        let #gradient = #workspace.block(#len.len());
+                        let mut #gradient = #workspace.#block(#len.len());
                     };
                 }
                 let start = no_adjoint(real, &self.function.vars[*var].dims);
@@ -317,11 +345,17 @@ impl Generator<'_> {
             let v = &self.function.vars[*var];
             adds.extend(if v.slice {
                 let workspace = workspace_slot(gradient);
-                recycle.extend(quote!(#workspace.recycle();));
-                quote! {
-                    ::autodiff::__private::Flat::add_scaled_to(
-                        &#gradient[..], #lambda, &mut #adjoint[..],
-                    );
+                // Back to the pool in the reverse order of taking, so that each call
+                // takes the same workspaces for the same gradients and none has to grow.
+                recycle = quote!(#workspace.recycle(); #recycle);
+                if v.dims.is_empty() {
+                    quote! {
+                        ::autodiff::__private::Flat::add_scaled_to(
+                            &#gradient[..], #lambda, &mut #adjoint[..],
+                        );
+                    }
+                } else {
+                    quote!(#gradient.add_scaled_to(#lambda, &mut #adjoint[..]);)
                 }
             } else if v.dims.is_empty() {
                 quote!(#adjoint += #lambda * #gradient;)
