@@ -60,7 +60,9 @@ enum Kind {
         len: ALen,
         inner: Option<usize>,
         owner: Owner,
-        /// A local array (not a parameter): passed whole only outside loops and branches.
+        /// A local array (not a parameter), or a row a loop binds of a local or `mut`
+        /// array (which `#[grad]` reads as that array at an index): passed whole only
+        /// outside loops and branches, so never such a row.
         local: bool,
     },
     Int {

@@ -149,12 +149,8 @@ impl Gen {
                     out.push(Stmt::Assign(Place::Var(name.clone()), "", e));
                 } else {
                     let c = self.cond(1);
-                    let mut then = self.branch_body(depth);
-                    let e = self.expr(2);
-                    then.push(Stmt::Assign(Place::Var(name.clone()), "", e));
-                    let mut otherwise = self.branch_body(depth);
-                    let e = self.expr(2);
-                    otherwise.push(Stmt::Assign(Place::Var(name.clone()), "", e));
+                    let then = self.deferred_branch(depth, &name);
+                    let otherwise = self.deferred_branch(depth, &name);
                     out.push(Stmt::If(vec![(c, then)], Some(otherwise)));
                 }
                 self.declare(&name, Kind::Real { deref: false }, false);
@@ -325,13 +321,33 @@ impl Gen {
         }
     }
 
-    pub(super) fn branch_body(&mut self, depth: usize) -> Vec<Stmt> {
-        if depth >= 3 || self.chance(0.5) {
-            return Vec::new();
-        }
+    /// A branch of a deferred `let` (`let d; if c { …; d = e; } else { …; d = e; }`): a
+    /// statement half the time (below depth 3), then the assignment of `name`. Its value
+    /// is drawn inside the branch (where a local array is not passed whole), from the
+    /// names in scope before the branch, each as the statement leaves it: a `let` there
+    /// may shadow one (`let (t, y, _) = …;` of a loop's `y: &f64`, after which `y` reads
+    /// as `y`, not `*y`).
+    fn deferred_branch(&mut self, depth: usize, name: &str) -> Vec<Stmt> {
+        self.push_scope();
         self.control += 1;
-        let body = self.block(depth + 1, 1);
+        let mut body = Vec::new();
+        if depth < 3 && !self.chance(0.5) && self.budget > 0 {
+            self.stmt(depth + 1, &mut body);
+        }
+        // What the statement declares replaces the declaration it shadows, for the draw.
+        let mark = *self.scopes.last().expect("scope");
+        let declared = self.vars.split_off(mark);
+        let before = self.vars.clone();
+        for v in declared {
+            if let Some(i) = self.vars.iter().rposition(|o| o.name == v.name) {
+                self.vars[i] = v;
+            }
+        }
+        let e = self.expr(2);
+        self.vars = before;
+        body.push(Stmt::Assign(Place::Var(name.into()), "", e));
         self.control -= 1;
+        self.pop_scope();
         body
     }
 
@@ -641,7 +657,10 @@ impl Gen {
         };
         self.frozen.push(src.name.clone());
         let Kind::Array {
-            len, inner, owner, ..
+            len,
+            inner,
+            owner,
+            local,
         } = src.kind.clone()
         else {
             unreachable!()
@@ -651,6 +670,10 @@ impl Gen {
         } else {
             below(&len)
         };
+        // A row of a local (or `mut`) array, by value or by reference, is to `#[grad]` that
+        // array at an index, which it copies when passed whole: a `local` row, never passed
+        // whole in the loop that binds it.
+        let copied = local || src.mutable;
         // The item: an element (a number, or a row of `k`), by value or by reference.
         let declare_item = |g: &mut Gen, name: &str, by_ref: bool| match inner {
             None => g.declare(name, Kind::Real { deref: by_ref }, false),
@@ -664,7 +687,7 @@ impl Gen {
                     } else {
                         Owner::Array
                     },
-                    local: false,
+                    local: copied,
                 },
                 false,
             ),
@@ -709,9 +732,16 @@ impl Gen {
                     .collect();
                 let partner = self.pick(&partners);
                 self.frozen.push(partner.name.clone());
-                let Kind::Array { inner: p_inner, .. } = partner.kind.clone() else {
+                let Kind::Array {
+                    inner: p_inner,
+                    local: p_local,
+                    ..
+                } = partner.kind.clone()
+                else {
                     unreachable!()
                 };
+                // Its rows, as the source's (see `copied`).
+                let p_copied = p_local || partner.mutable;
                 let y = self.fresh("y");
                 declare_item(self, &x, true);
                 let by_value = self.chance(0.5);
@@ -727,7 +757,7 @@ impl Gen {
                             } else {
                                 Owner::Borrowed
                             },
-                            local: false,
+                            local: p_copied,
                         },
                         false,
                     ),
