@@ -308,35 +308,37 @@ fn reductions(w: f64, xs: &[f64]) -> f64 {
     s + m * p
 }
 
-/// A sample loop whose gradient `reassociate` preaccumulates: the partial of the slice `w`
-/// sums over the samples in a workspace of its own, taken from the pool too.
-#[grad(wrt(w), reassociate)]
-fn preaccumulated(w: &[f64], xs: &[[f64; 2]]) -> f64 {
-    let mut total = 0.0;
-    for x in xs {
-        let mut a = 0.0;
-        for i in 0..2 {
-            a += (w[i] * x[i]).tanh();
+/// One sample loop, differentiated twice under `reassociate`, which preaccumulates it.
+macro_rules! sample_loop {
+    ($(#[$doc:meta])* $name:ident, [$($args:tt)*]) => {
+        $(#[$doc])*
+        #[grad($($args)*)]
+        fn $name(w: &[f64], xs: &[[f64; 2]]) -> f64 {
+            let mut total = 0.0;
+            for x in xs {
+                let mut a = 0.0;
+                for i in 0..2 {
+                    a += (w[i] * x[i]).tanh();
+                }
+                total += a * a;
+            }
+            total
         }
-        total += a * a;
-    }
-    total
+    };
 }
 
-/// The same loop differentiated in the samples too: their gradient, rows of two, is
-/// preaccumulated in a workspace block of its own.
-#[grad(reassociate)]
-fn preaccumulated_rows(w: &[f64], xs: &[[f64; 2]]) -> f64 {
-    let mut total = 0.0;
-    for x in xs {
-        let mut a = 0.0;
-        for i in 0..2 {
-            a += (w[i] * x[i]).tanh();
-        }
-        total += a * a;
-    }
-    total
-}
+sample_loop!(
+    /// The partial of the slice `w` sums over the samples in a workspace of its own, taken
+    /// from the pool too.
+    preaccumulated,
+    [wrt(w), reassociate]
+);
+sample_loop!(
+    /// Differentiated in the samples too: their gradient, rows of two, is preaccumulated
+    /// in a workspace block of its own.
+    preaccumulated_rows,
+    [reassociate]
+);
 
 #[test]
 fn preaccumulated_rows_do_not_allocate_after_the_first_call() {
