@@ -18,12 +18,13 @@ use common::{assert_all_close, assert_close, fd_gradient};
 /// `reassociate`, both with the same signature and body.
 macro_rules! both {
     ([$($args:tt)*] fn $plain:ident / $pre:ident ($($params:tt)*) -> $ret:ty $body:block) => {
+        // (`&Vec` parameters are among the forms tested.)
         #[grad($($args)*)]
-        #[allow(clippy::needless_range_loop)]
+        #[allow(clippy::needless_range_loop, clippy::ptr_arg)]
         fn $plain($($params)*) -> $ret $body
 
         #[grad($($args)* reassociate)]
-        #[allow(clippy::needless_range_loop)]
+        #[allow(clippy::needless_range_loop, clippy::ptr_arg)]
         fn $pre($($params)*) -> $ret $body
     };
 }
@@ -529,4 +530,69 @@ fn a_slice_of_arrays_passed_whole_keeps_the_plain_sweep() {
     assert_all_close(d_xs.as_flattened(), plain_xs.as_flattened(), 1e-12, "d_xs");
     let fd = fd_gradient(|q| whole(&[q[0], q[1]], &xs), &w);
     assert_all_close(&d_w, &fd, 1e-6, "d_w against central differences");
+}
+
+both! {
+    []
+    fn rows_vec / rows_vec_pre(w: &[f64; 3], xs: &Vec<[f64; 3]>) -> f64 {
+        // A vector of arrays, whose gradient is a vector of rows.
+        let mut s = 0.0;
+        for x in xs.iter() {
+            let mut a = 0.0;
+            for i in 0..3 {
+                a += w[i] * x[i] * x[i];
+            }
+            s += a.tanh();
+        }
+        s
+    }
+}
+
+/// Rows of a const-generic length.
+#[grad(reassociate)]
+fn rows_generic<const N: usize>(w: &[f64; N], xs: &[[f64; N]]) -> f64 {
+    let mut s = 0.0;
+    for x in xs {
+        let mut a = 0.0;
+        for i in 0..N {
+            a += w[i] * x[i] * x[i];
+        }
+        s += a.tanh();
+    }
+    s
+}
+
+#[test]
+fn vectors_of_arrays_and_generic_rows_are_preaccumulated() {
+    let w = [0.4, -0.3, 0.8];
+    let (xs, _) = samples(25);
+    let (value, d_w, d_xs) = rows_vec_pre_grad(&w, &xs);
+    let (plain_value, plain_w, plain_xs) = rows_vec_grad(&w, &xs);
+    assert_close(value, plain_value, 1e-12, "value");
+    assert_all_close(&d_w, &plain_w, 1e-12, "d_w");
+    assert_all_close(d_xs.as_flattened(), plain_xs.as_flattened(), 1e-12, "d_xs");
+    // The same function, generic in the row length, at N = 3.
+    let (g_value, g_w, g_xs) = rows_generic_grad(&w, &xs);
+    assert_close(g_value, value, 1e-12, "generic value");
+    assert_all_close(&g_w, &d_w, 1e-12, "generic d_w");
+    assert_all_close(
+        g_xs.as_flattened(),
+        d_xs.as_flattened(),
+        1e-12,
+        "generic d_xs",
+    );
+    let flat: Vec<f64> = xs.as_flattened().to_vec();
+    let fd = fd_gradient(
+        |q| {
+            let xs: Vec<[f64; 3]> = q.chunks_exact(3).map(|r| [r[0], r[1], r[2]]).collect();
+            rows_vec(&w, &xs)
+        },
+        &flat,
+    );
+    assert_all_close(
+        d_xs.as_flattened(),
+        &fd,
+        1e-6,
+        "d_xs against central differences",
+    );
 }
