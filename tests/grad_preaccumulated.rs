@@ -12,7 +12,7 @@
 mod common;
 
 use autodiff::prelude::*;
-use common::{assert_all_close, assert_close, fd_gradient};
+use common::{assert_all_close, assert_close, fd_gradient, fd_rows_gradient};
 
 /// Defines `$plain` with `#[grad($($args)*)]` and `$pre` with the same arguments and
 /// `reassociate`, both with the same signature and body.
@@ -475,14 +475,7 @@ fn a_slice_of_arrays_gets_a_preaccumulated_gradient() {
             .filter(|(a, b)| a.to_bits() != b.to_bits())
             .count();
         // Central differences in the samples.
-        let flat: Vec<f64> = xs.as_flattened().to_vec();
-        let fd = fd_gradient(
-            |q| {
-                let xs: Vec<[f64; 2]> = q.chunks_exact(2).map(|r| [r[0], r[1]]).collect();
-                rows(&w, &xs, &ys)
-            },
-            &flat,
-        );
+        let fd = fd_rows_gradient(|xs| rows(&w, xs, &ys), &xs);
         assert_all_close(
             d_xs.as_flattened(),
             &fd,
@@ -581,14 +574,7 @@ fn vectors_of_arrays_and_generic_rows_are_preaccumulated() {
         1e-12,
         "generic d_xs",
     );
-    let flat: Vec<f64> = xs.as_flattened().to_vec();
-    let fd = fd_gradient(
-        |q| {
-            let xs: Vec<[f64; 3]> = q.chunks_exact(3).map(|r| [r[0], r[1], r[2]]).collect();
-            rows_vec(&w, &xs)
-        },
-        &flat,
-    );
+    let fd = fd_rows_gradient(|xs| rows_vec(&w, &xs.to_vec()), &xs);
     assert_all_close(
         d_xs.as_flattened(),
         &fd,

@@ -364,8 +364,9 @@ pub fn check_batch(cases: &[Case], seed: u64) {
     }
     println!(
         "{} programs (seed {seed}): {} points checked ({} resampled near kinks, {} where \
-         a value grew too large, {} where an f32 original strayed from its f64 twin), {} programs with no usable point, \
-         {} partials against finite differences ({} skipped where step sizes disagree); \
+         a value grew too large, {} where an f32 original strayed from its f64 twin), \
+         {} programs with no usable point, {} partials against finite differences ({} \
+         skipped where step sizes disagree); \
          {} programs with #[grad(reassociate)] checked, {} of them with a value differing \
          from the original's in its bits (by up to {:.1e} of the largest variable)",
         cases.len(),

@@ -52,3 +52,21 @@ pub fn fd_flat_gradient<M: autodiff::Differentiable + Clone>(
         &m.to_flat_vec(),
     )
 }
+
+/// The gradient of `f` with respect to every number of the rows `xs` (row by row) by
+/// central differences.
+pub fn fd_rows_gradient<const N: usize>(
+    f: impl Fn(&[[f64; N]]) -> f64,
+    xs: &[[f64; N]],
+) -> Vec<f64> {
+    fd_gradient(
+        |flat| {
+            let rows: Vec<[f64; N]> = flat
+                .chunks_exact(N)
+                .map(|row| row.try_into().expect("a row of N numbers"))
+                .collect();
+            f(&rows)
+        },
+        xs.as_flattened(),
+    )
+}

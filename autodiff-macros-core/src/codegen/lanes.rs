@@ -168,21 +168,12 @@ pub(super) fn lane_slot(var: VarId) -> Ident {
 
 /// Whether a loop body is small enough to be written out once per lane, and holds no loop.
 pub(super) fn unrollable(body: &[Stmt]) -> bool {
-    fn nodes(block: &[Stmt]) -> usize {
-        block
-            .iter()
-            .map(|stmt| {
-                stmt.nodes().len()
-                    + match stmt {
-                        Stmt::If {
-                            then, otherwise, ..
-                        } => nodes(then) + nodes(otherwise),
-                        _ => 0,
-                    }
-            })
-            .sum()
+    if crate::ir::has_loop(body) {
+        return false;
     }
-    !crate::ir::has_loop(body) && nodes(body) <= MAX_UNROLLED_NODES
+    let mut nodes = 0;
+    crate::ir::each_node(body, &mut |_| nodes += 1);
+    nodes <= MAX_UNROLLED_NODES
 }
 
 /// The largest loop body (in nodes) written out once per lane: a dot product's takes 8.
