@@ -28,14 +28,19 @@ use alloc::vec::Vec;
 use std::cell::RefCell;
 
 /// The stacks of saved values of one gradient call: a stack of `f64`s and a stack of
-/// integers, pushed in forward order and popped in reverse, and blocks and frames of
-/// fixed layout on the `f64` stack. Generated code takes one from a thread-local pool
-/// ([`take`](Self::take)) and gives it back ([`recycle`](Self::recycle)).
+/// integers, pushed in forward order and popped in reverse, blocks and frames of fixed
+/// layout on the `f64` stack, and a stack of slabs ([`slab`](Self::slab)). Generated code
+/// takes one from a thread-local pool ([`take`](Self::take)) and gives it back
+/// ([`recycle`](Self::recycle)).
 #[cfg(feature = "alloc")]
 #[derive(Debug, Default)]
 pub struct Workspace {
     reals: Vec<f64>,
     ints: Vec<usize>,
+    /// The slab stack's storage: its first `slab_top` numbers are in use; the rest keep
+    /// what earlier slabs left, so that taking a slab writes nothing.
+    slabs: Vec<f64>,
+    slab_top: usize,
 }
 
 #[cfg(feature = "std")]
@@ -68,6 +73,7 @@ impl Workspace {
     pub fn recycle(mut self) {
         self.reals.clear();
         self.ints.clear();
+        self.slab_top = 0;
         // During thread teardown the pool may be gone; the workspace is then dropped.
         #[cfg(feature = "std")]
         let _ = POOL.try_with(|pool| pool.borrow_mut().push(self));
@@ -122,8 +128,8 @@ impl Workspace {
         array.pop_from(&mut self.reals);
     }
 
-    /// A block of `n` new `f64`s (zeros) on top of the stack, for a loop that knows its
-    /// trip count to write each iteration's values at fixed offsets.
+    /// A block of `n` new `f64`s (zeros) on top of the `f64` stack: the gradient of a
+    /// slice that a loop preaccumulates ([`rows`](Self::rows) for a slice of arrays).
     #[inline]
     pub fn block(&mut self, n: usize) -> &mut [f64] {
         let start = self.reals.len();
@@ -149,16 +155,39 @@ impl Workspace {
         Rows(self.block(n * N))
     }
 
-    /// The top `n` `f64`s: a block taken by [`block`](Self::block), for the reverse sweep.
+    /// A slab of `n` `f64`s on top of the slab stack, for a loop that knows its trip count
+    /// and writes each iteration's values at fixed offsets before the reverse sweep reads
+    /// them ([`slab_top`](Self::slab_top)). Its contents are unspecified until written:
+    /// what earlier slabs on this thread left there, so that taking one costs no writes
+    /// once the stack has grown to its size (in debug builds, `NaN`s, so that a read
+    /// before a write shows in a gradient).
     #[inline]
-    pub fn top(&self, n: usize) -> &[f64] {
-        &self.reals[self.reals.len().saturating_sub(n)..]
+    pub fn slab(&mut self, n: usize) -> &mut [f64] {
+        let start = self.slab_top;
+        let end = start + n;
+        if self.slabs.len() < end {
+            self.slabs.resize(end, 0.0);
+        }
+        self.slab_top = end;
+        let slab = &mut self.slabs[start..end];
+        if cfg!(debug_assertions) {
+            slab.fill(f64::NAN);
+        }
+        slab
     }
 
-    /// Drops the top `n` `f64`s (a block the reverse sweep is done with).
+    /// The top `n` `f64`s of the slab stack: a slab taken by [`slab`](Self::slab), for
+    /// the reverse sweep.
     #[inline]
-    pub fn release(&mut self, n: usize) {
-        self.reals.truncate(self.reals.len().saturating_sub(n));
+    pub fn slab_top(&self, n: usize) -> &[f64] {
+        &self.slabs[self.slab_top.saturating_sub(n)..self.slab_top]
+    }
+
+    /// Drops the top `n` `f64`s of the slab stack (a slab the reverse sweep is done
+    /// with).
+    #[inline]
+    pub fn release_slab(&mut self, n: usize) {
+        self.slab_top = self.slab_top.saturating_sub(n);
     }
 
     /// Saves the values of one loop iteration, laid out in a frame.
@@ -182,13 +211,13 @@ impl Workspace {
     /// The number of `f64`s and integers held (for tests and for sizing).
     #[must_use]
     pub fn len(&self) -> (usize, usize) {
-        (self.reals.len(), self.ints.len())
+        (self.reals.len() + self.slab_top, self.ints.len())
     }
 
     /// Whether nothing is saved.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.reals.is_empty() && self.ints.is_empty()
+        self.reals.is_empty() && self.ints.is_empty() && self.slab_top == 0
     }
 }
 
@@ -569,19 +598,45 @@ mod tests {
     fn blocks_and_flat_copies() {
         let mut ws = Workspace::default();
         ws.push(9.0);
-        let block = ws.block(6);
-        [[1.0, 2.0], [3.0, 4.0]].write_to(&mut block[1..5]);
-        assert_eq!(ws.top(6), &[0.0, 1.0, 2.0, 3.0, 4.0, 0.0]);
+        let block = ws.block(3);
+        block[2] = 2.0;
+        assert_eq!(ws.pop(), 2.0);
+        assert_eq!(ws.pop(), 0.0);
+        assert_eq!(ws.len(), (2, 0));
+        ws.pop();
+        let slab = ws.slab(6);
+        [[1.0, 2.0], [3.0, 4.0]].write_to(&mut slab[1..5]);
+        assert_eq!(ws.slab_top(6)[1..5], [1.0, 2.0, 3.0, 4.0]);
+        let inner = ws.slab(2);
+        inner.copy_from_slice(&[5.0, 6.0]);
+        assert_eq!(ws.slab_top(2), &[5.0, 6.0]);
+        ws.release_slab(2);
         let mut back = [[0.0; 2]; 2];
-        back.read_from(&ws.top(6)[1..5]);
+        back.read_from(&ws.slab_top(6)[1..5]);
         assert_eq!(back, [[1.0, 2.0], [3.0, 4.0]]);
-        ws.release(6);
+        ws.release_slab(6);
         assert_eq!(ws.pop(), 9.0);
         ws.push_frame(&[1.0, 2.0, 3.0]);
         ws.push_frame(&[4.0, 5.0, 6.0]);
         assert_eq!(ws.pop_frame::<3>(), [4.0, 5.0, 6.0]);
         assert_eq!(ws.pop_frame::<3>(), [1.0, 2.0, 3.0]);
         assert!(ws.is_empty());
+    }
+
+    #[test]
+    fn slabs_are_taken_without_writes_and_poisoned_in_debug_builds() {
+        let mut ws = Workspace::default();
+        ws.slab(4).copy_from_slice(&[1.0, 2.0, 3.0, 4.0]);
+        ws.release_slab(4);
+        let slab = ws.slab(3);
+        if cfg!(debug_assertions) {
+            assert!(slab.iter().all(|x| x.is_nan()), "{slab:?}");
+        } else {
+            // What the last slab left: nothing was written.
+            assert_eq!(slab, &[1.0, 2.0, 3.0]);
+        }
+        assert_eq!(ws.len(), (3, 0));
+        ws.recycle();
     }
 
     #[test]

@@ -326,7 +326,7 @@ impl Generator<'_> {
                 frame_push = quote!(#ws.push_frame(&#frame););
             } else {
                 // One block; the loop walks its frames alongside the counter.
-                slab_take = quote!(let #block = #ws.block(#count_slot * #size););
+                slab_take = quote!(let #block = #ws.slab(#count_slot * #size););
                 slab_frame = quote!(let #iter = 0usize;);
                 pattern = quote!((#index, #frame));
                 range = quote! {

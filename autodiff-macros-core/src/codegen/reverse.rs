@@ -252,12 +252,12 @@ impl Generator<'_> {
                     };
                 }
                 if let Some(slab) = slab {
-                    // The block is on top of the workspace: everything pushed after it has
-                    // been popped.
+                    // The slab is on top of the slab stack: every slab taken after it has
+                    // been released.
                     let (block, frame, size) = slab_names(slab);
                     let iter = iter_slot(depth);
                     let reverse = quote! {
-                        let #block = #ws.top(#trips * #size);
+                        let #block = #ws.slab_top(#trips * #size);
                         for (#index, #frame) in ::core::iter::Iterator::rev(
                             ::core::iter::Iterator::zip(0..#trips, #block.chunks_exact(#size)),
                         ) {
@@ -268,7 +268,7 @@ impl Generator<'_> {
                     let reverse = self.unless_zero_seeds(stmt, &trips, &body, reverse);
                     return quote! {
                         #reverse
-                        #ws.release(#trips * #size);
+                        #ws.release_slab(#trips * #size);
                     };
                 }
                 if body.is_empty() {
