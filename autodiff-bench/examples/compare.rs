@@ -11,8 +11,20 @@
 //! the rounds of the time per call. Before timing, each contender's gradient is checked
 //! against the `#[grad]` one, and its heap allocations per call are counted by the
 //! counting allocator below. Everything printed is measured on this run.
+//!
+//! Instructions per call come from the hardware counter where the kernel allows it;
+//! elsewhere, with `--callgrind`, from `valgrind --tool=callgrind`: the example runs
+//! itself under valgrind for one contender alone (`compare <workload> <contender>
+//! <calls>`, the contender's index in the tables' order), once with 10 calls and once
+//! with 110, and divides the difference by 100. Exact and repeatable where wall times
+//! move by tens of percent, at the price of a minute or two.
+//!
+//! ```sh
+//! cargo run --release -p autodiff-bench --example compare -- --callgrind
+//! ```
 
 use std::fmt::Write as _;
+use std::process::Command;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use autodiff_bench::counting::{allocations, Counting};
@@ -51,6 +63,10 @@ struct Row {
 #[derive(Default)]
 struct Measure {
     rows: Vec<Row>,
+    /// Count instructions with callgrind where the hardware counter is refused.
+    callgrind: bool,
+    /// Whether some count came from callgrind.
+    by_callgrind: bool,
 }
 
 /// Calls per batch: doubled until a batch lasts [`BATCH`].
@@ -80,6 +96,50 @@ fn instructions<const N: usize>(run: &Run<N>, x: &[f64; N], iterations: u64) -> 
         least = Some(least.map_or(count, |l| l.min(count)));
     }
     least.map(|count| count as f64 / iterations as f64)
+}
+
+/// Instructions per call of contender `index` on `workload`, by callgrind: this example
+/// run alone for that contender under valgrind with 10 and with 110 calls (`None` when
+/// valgrind cannot be run or its output has no count).
+fn callgrind_instructions(workload: &str, index: usize) -> Option<f64> {
+    let exe = std::env::current_exe().ok()?;
+    let count = |calls: u64| -> Option<u64> {
+        let output = Command::new("valgrind")
+            .args(["--tool=callgrind", "--callgrind-out-file=/dev/null"])
+            .arg(&exe)
+            .args([workload, &index.to_string(), &calls.to_string()])
+            .output()
+            .ok()?;
+        if !output.status.success() {
+            return None;
+        }
+        // `==pid== Collected : 123456`
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let line = stderr.lines().find(|l| l.contains("Collected :"))?;
+        line.rsplit(' ').next()?.trim().parse().ok()
+    };
+    let (few, many) = (count(10)?, count(110)?);
+    Some(many.checked_sub(few)? as f64 / 100.0)
+}
+
+/// Runs contender `index` alone on the workload named `workload`, `calls` times (what
+/// [`callgrind_instructions`] counts).
+struct Alone {
+    workload: String,
+    index: usize,
+    calls: u64,
+    found: bool,
+}
+
+impl Visitor for Alone {
+    fn visit<const N: usize>(&mut self, w: &Workload<N>) {
+        if w.name != self.workload {
+            return;
+        }
+        if let Some(&contender) = Contender::ALL.get(self.index) {
+            self.found = w.run(contender).time(&w.point, self.calls).is_some();
+        }
+    }
 }
 
 fn median(values: &mut [f64]) -> f64 {
@@ -119,6 +179,15 @@ impl Visitor for Measure {
             cell.allocations = Some((after - before) as f64 / 100.0);
             *iterations = calibrate(run, x);
             cell.instructions = instructions(run, x, *iterations);
+        }
+        if self.callgrind {
+            for (index, cell) in cells.iter_mut().enumerate() {
+                let supported = !matches!(runs[index], Run::Unsupported(_));
+                if cell.instructions.is_none() && supported {
+                    cell.instructions = callgrind_instructions(w.name, index);
+                    self.by_callgrind |= cell.instructions.is_some();
+                }
+            }
         }
         let mut samples = vec![Vec::with_capacity(ROUNDS); runs.len()];
         for round in 0..ROUNDS {
@@ -242,8 +311,30 @@ fn index(contender: Contender) -> usize {
 }
 
 fn main() {
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--").collect();
+    if let [workload, index, calls] = args.as_slice() {
+        let (Ok(index), Ok(calls)) = (index.parse(), calls.parse()) else {
+            eprintln!("usage: compare [--callgrind] | compare <workload> <contender> <calls>");
+            std::process::exit(2);
+        };
+        let mut alone = Alone {
+            workload: workload.clone(),
+            index,
+            calls,
+            found: false,
+        };
+        visit_all(&mut alone);
+        if !alone.found {
+            eprintln!("no contender {index} on a workload `{workload}`");
+            std::process::exit(2);
+        }
+        return;
+    }
     let started = std::time::Instant::now();
-    let mut measure = Measure::default();
+    let mut measure = Measure {
+        callgrind: args.iter().any(|a| a == "--callgrind"),
+        ..Measure::default()
+    };
     visit_all(&mut measure);
     let rows = &measure.rows;
 
@@ -333,13 +424,23 @@ fn main() {
         .any(|row| row.cells.iter().any(|c| c.instructions.is_some()))
     {
         let count = |n: Option<f64>| n.map_or("n/a".to_string(), |n| format!("{n:.0}"));
+        let _ = writeln!(
+            out,
+            "Instructions per call, by {}:\n",
+            if measure.by_callgrind {
+                "callgrind (110 calls less 10, divided by 100)"
+            } else {
+                "the hardware counter"
+            }
+        );
         per_contender(&mut out, "instructions per call", rows, |c| {
             count(c.instructions)
         });
     } else {
         let _ = writeln!(
             out,
-            "Instruction counts: unavailable here (perf_event_open refused).\n"
+            "Instruction counts: unavailable here (perf_event_open refused; \
+             `-- --callgrind` counts them with valgrind).\n"
         );
     }
 
