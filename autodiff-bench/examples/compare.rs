@@ -24,9 +24,9 @@
 //! ```
 
 use std::fmt::Write as _;
-use std::process::Command;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use autodiff_bench::callgrind;
 use autodiff_bench::counting::{allocations, Counting};
 use autodiff_bench::{relative_error, visit_all, Contender, Run, Visitor, Workload};
 
@@ -98,32 +98,8 @@ fn instructions<const N: usize>(run: &Run<N>, x: &[f64; N], iterations: u64) -> 
     least.map(|count| count as f64 / iterations as f64)
 }
 
-/// Instructions per call of contender `index` on `workload`, by callgrind: this example
-/// run alone for that contender under valgrind with 10 and with 110 calls (`None` when
-/// valgrind cannot be run or its output has no count).
-fn callgrind_instructions(workload: &str, index: usize) -> Option<f64> {
-    let exe = std::env::current_exe().ok()?;
-    let count = |calls: u64| -> Option<u64> {
-        let output = Command::new("valgrind")
-            .args(["--tool=callgrind", "--callgrind-out-file=/dev/null"])
-            .arg(&exe)
-            .args([workload, &index.to_string(), &calls.to_string()])
-            .output()
-            .ok()?;
-        if !output.status.success() {
-            return None;
-        }
-        // `==pid== Collected : 123456`
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        let line = stderr.lines().find(|l| l.contains("Collected :"))?;
-        line.rsplit(' ').next()?.trim().parse().ok()
-    };
-    let (few, many) = (count(10)?, count(110)?);
-    Some(many.checked_sub(few)? as f64 / 100.0)
-}
-
 /// Runs contender `index` alone on the workload named `workload`, `calls` times (what
-/// [`callgrind_instructions`] counts).
+/// [`callgrind::per_call`] counts).
 struct Alone {
     workload: String,
     index: usize,
@@ -184,7 +160,7 @@ impl Visitor for Measure {
             for (index, cell) in cells.iter_mut().enumerate() {
                 let supported = !matches!(runs[index], Run::Unsupported(_));
                 if cell.instructions.is_none() && supported {
-                    cell.instructions = callgrind_instructions(w.name, index);
+                    cell.instructions = callgrind::per_call(&[w.name, &index.to_string()]);
                     self.by_callgrind |= cell.instructions.is_some();
                 }
             }

@@ -1,14 +1,17 @@
 //! The written-out Rosenbrock function in three forms that users write — `powi`, products,
 //! and a loop over a local array — against the hand-written loop gradient of
 //! `workloads::rosenbrock`: instructions retired per call (from the hardware counter,
-//! where the kernel allows it) and time per call, the least of 5 batches of 10⁶ calls.
+//! where the kernel allows it, or with `--callgrind` from valgrind, the example run alone
+//! for one form: `rosenbrock_forms <form> <calls>`) and time per call, the least of 5
+//! batches of 10⁶ calls.
 //!
 //! ```sh
-//! cargo run --release -p autodiff-bench --example rosenbrock_forms
+//! cargo run --release -p autodiff-bench --example rosenbrock_forms [-- --callgrind]
 //! ```
 #![allow(clippy::suboptimal_flops, clippy::too_many_arguments)]
 
 use autodiff::prelude::*;
+use autodiff_bench::callgrind;
 use autodiff_bench::workloads::rosenbrock::hand_written;
 use autodiff_bench::written_out::rosenbrock_generated;
 use std::hint::black_box;
@@ -72,9 +75,13 @@ pub fn r_lets(
 /// A value and gradient of the 10-dimensional Rosenbrock function.
 type Gradient = dyn Fn(&[f64; 10]) -> (f64, [f64; 10]);
 
-/// Prints the instructions and time per call of `f`.
-fn count(name: &str, f: &Gradient) {
-    let x = [0.5, -0.3, 1.2, 0.7, -1.1, 0.2, 0.9, -0.4, 1.5, 0.1];
+/// The point every form is differentiated at.
+const X: [f64; 10] = [0.5, -0.3, 1.2, 0.7, -1.1, 0.2, 0.9, -0.4, 1.5, 0.1];
+
+/// Prints the instructions and time per call of `f` (instructions by callgrind when the
+/// hardware counter is refused and `callgrind` is set).
+fn count(name: &str, f: &Gradient, callgrind: bool) {
+    let x = X;
     let mut counter = perf_event::Builder::new().build().ok();
     let n = 1_000_000u64;
     let mut best = u64::MAX;
@@ -95,36 +102,62 @@ fn count(name: &str, f: &Gradient) {
         }
         time = time.min(e);
     }
-    let instructions = if best == u64::MAX {
-        "n/a".to_string()
-    } else {
+    let instructions = if best != u64::MAX {
         format!("{:.0}", best as f64 / n as f64)
+    } else if let Some(count) = callgrind.then(|| callgrind::per_call(&[name])).flatten() {
+        format!("{count:.0}")
+    } else {
+        "n/a".to_string()
     };
     println!(
         "{name:14} {instructions:>6} instructions  {:6.2} ns per call",
         time * 1e9 / n as f64
     );
 }
+/// The forms, by name, the hand-written gradient first.
+fn forms() -> [(&'static str, &'static Gradient); 4] {
+    [
+        ("hand-written", &hand_written),
+        ("powi", &rosenbrock_generated),
+        ("mul", &|x| {
+            let (v, d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) =
+                r_mul_grad(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9]);
+            (v, [d0, d1, d2, d3, d4, d5, d6, d7, d8, d9])
+        }),
+        ("lets", &|x| {
+            let (v, d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) =
+                r_lets_grad(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9]);
+            (v, [d0, d1, d2, d3, d4, d5, d6, d7, d8, d9])
+        }),
+    ]
+}
+
 fn main() {
-    let x = [0.5, -0.3, 1.2, 0.7, -1.1, 0.2, 0.9, -0.4, 1.5, 0.1];
-    let (_, reference) = hand_written(&x);
-    let (_, d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) =
-        r_lets_grad(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9]);
-    let got = [d0, d1, d2, d3, d4, d5, d6, d7, d8, d9];
-    assert!(got
-        .iter()
-        .zip(&reference)
-        .all(|(a, b)| (a - b).abs() <= 1e-12 * b.abs().max(1.0)));
-    count("hand-written", &hand_written);
-    count("powi", &rosenbrock_generated);
-    count("mul", &|x| {
-        let (v, d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) =
-            r_mul_grad(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9]);
-        (v, [d0, d1, d2, d3, d4, d5, d6, d7, d8, d9])
-    });
-    count("lets", &|x| {
-        let (v, d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) =
-            r_lets_grad(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9]);
-        (v, [d0, d1, d2, d3, d4, d5, d6, d7, d8, d9])
-    });
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--").collect();
+    if let [name, calls] = args.as_slice() {
+        // One form alone, `calls` times: what `callgrind::per_call` counts.
+        let form = forms().into_iter().find(|(n, _)| n == name);
+        let (Some((_, f)), Ok(calls)) = (form, calls.parse::<u64>()) else {
+            eprintln!("usage: rosenbrock_forms [--callgrind] | rosenbrock_forms <form> <calls>");
+            std::process::exit(2);
+        };
+        for _ in 0..calls {
+            black_box(f(black_box(&X)));
+        }
+        return;
+    }
+    let callgrind = args.iter().any(|a| a == "--callgrind");
+    let (_, reference) = hand_written(&X);
+    for (name, f) in forms() {
+        let (_, got) = f(&X);
+        assert!(
+            got.iter()
+                .zip(&reference)
+                .all(|(a, b)| (a - b).abs() <= 1e-12 * b.abs().max(1.0)),
+            "{name}: {got:?} against {reference:?}"
+        );
+    }
+    for (name, f) in forms() {
+        count(name, f, callgrind);
+    }
 }

@@ -45,6 +45,7 @@ use nalgebra::SVector;
 use num_dual::{Dual64, DualNum, DualSVec64};
 
 pub mod batched;
+pub mod callgrind;
 pub mod counting;
 pub mod lanes;
 pub mod runtime_lengths;
