@@ -272,7 +272,7 @@ fn gradients_with_loops_and_arrays_do_not_allocate() {
 // into buffers the caller owns, allocates nothing.
 
 /// A `for` over a slice (`iter().zip()`), with a branch and a local array inside.
-#[grad(wrt(w))]
+#[grad(wrt(w), jvp)]
 fn slice_loop(w: &[f64; 3], xs: &[[f64; 2]], ys: &[f64]) -> f64 {
     let mut total = 0.0;
     for (x, &y) in xs.iter().zip(ys) {
@@ -288,7 +288,7 @@ fn slice_loop(w: &[f64; 3], xs: &[[f64; 2]], ys: &[f64]) -> f64 {
 }
 
 /// A `while` whose trip count is known only when it ends, over a slice parameter too.
-#[grad]
+#[grad(jvp)]
 fn while_loop(a: f64, xs: &[f64]) -> f64 {
     let mut y = a;
     let mut k = 0;
@@ -300,7 +300,7 @@ fn while_loop(a: f64, xs: &[f64]) -> f64 {
 }
 
 /// Iterator reductions: `map(..).sum()`, `fold` and `product`.
-#[grad]
+#[grad(jvp)]
 fn reductions(w: f64, xs: &[f64]) -> f64 {
     let s = xs.iter().map(|x| (w * x).tanh()).sum::<f64>();
     let m = xs.iter().fold(0.0, |acc, &x| 0.9 * acc + (x - w).powi(2));
@@ -434,6 +434,39 @@ fn run_time_loops_do_not_allocate_after_the_first_call() {
             run_time_loop_calls(&xs[..10], &ys[..10], &flat[..10], &mut dw, &mut dxs[..10])
         });
         assert_eq!(count, 0, "a shorter slice allocated {count} times");
+    })
+    .join()
+    .expect("the measuring thread");
+}
+
+/// Forward mode keeps no tape: over slices of any length it allocates nothing, from the
+/// first call on, and takes nothing from the workspace pool.
+#[test]
+fn forward_mode_never_allocates() {
+    std::thread::spawn(|| {
+        let (xs, ys, flat) = sample_slices(1000);
+        let tangents = vec![0.25; flat.len()];
+        let (count, total) = allocations_in(|| {
+            let mut total = 0.0;
+            for k in 0..10 {
+                let w = [0.3, -0.8, 0.1 * f64::from(k)];
+                total += slice_loop_jvp(black_box(&w), &xs, &ys, &[1.0, 0.5, -0.25]).1;
+                total += while_loop_jvp(black_box(0.7), &flat, 1.0, &tangents).1;
+                total += reductions_jvp(black_box(0.4), &flat, 1.0, &tangents).1;
+            }
+            black_box(total)
+        });
+        assert_eq!(count, 0, "forward mode allocated {count} times in 30 calls");
+        assert!(total.is_finite() && total != 0.0, "total = {total}");
+        // The tangents are the gradients' dot products with the directions.
+        let (_, dw) = slice_loop_grad(&[0.3, -0.8, 0.1], &xs, &ys);
+        let along = slice_loop_jvp(&[0.3, -0.8, 0.1], &xs, &ys, &[1.0, 0.5, -0.25]).1;
+        let expected = dw[0] + 0.5 * dw[1] - 0.25 * dw[2];
+        assert!((along - expected).abs() <= 1e-12 * expected.abs().max(1.0));
+        let (_, da, dxs) = while_loop_grad(0.7, &flat);
+        let along = while_loop_jvp(0.7, &flat, 1.0, &tangents).1;
+        let expected = da + 0.25 * dxs.iter().sum::<f64>();
+        assert!((along - expected).abs() <= 1e-12 * expected.abs().max(1.0));
     })
     .join()
     .expect("the measuring thread");

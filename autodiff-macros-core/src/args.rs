@@ -1,4 +1,5 @@
-//! The arguments of the attribute: `#[grad]`, `#[grad(wrt(a, c))]`, `#[grad(reassociate)]`.
+//! The arguments of the attribute: `#[grad]`, `#[grad(wrt(a, c))]`, `#[grad(reassociate)]`,
+//! `#[grad(jvp)]`.
 
 use proc_macro2::TokenStream;
 use syn::meta::ParseNestedMeta;
@@ -14,6 +15,8 @@ pub struct GradArgs {
     /// interleaved partial sums), which changes their last bits and lets them run in
     /// parallel.
     pub reassociate: bool,
+    /// `jvp`: also generate forward mode, `<name>_jvp`.
+    pub jvp: bool,
 }
 
 /// Parses the attribute's arguments.
@@ -21,7 +24,8 @@ pub struct GradArgs {
 /// ```text
 /// #[grad]                           → GradArgs { wrt: None, reassociate: false }
 /// #[grad(wrt(a, c))]                → GradArgs { wrt: Some([a, c]), .. }
-/// #[grad(wrt(a), reassociate)]      → GradArgs { wrt: Some([a]), reassociate: true }
+/// #[grad(wrt(a), reassociate)]      → GradArgs { wrt: Some([a]), reassociate: true, .. }
+/// #[grad(jvp)]                      → GradArgs { jvp: true, .. }
 /// ```
 pub fn parse(tokens: TokenStream) -> syn::Result<GradArgs> {
     let mut args = GradArgs::default();
@@ -43,6 +47,12 @@ pub fn parse(tokens: TokenStream) -> syn::Result<GradArgs> {
             })?;
             args.wrt = Some(names);
             Ok(())
+        } else if meta.path.is_ident("jvp") {
+            if args.jvp {
+                return Err(meta.error("`jvp` is given twice"));
+            }
+            args.jvp = true;
+            Ok(())
         } else if meta.path.is_ident("reassociate") {
             if args.reassociate {
                 return Err(meta.error("`reassociate` is given twice"));
@@ -50,7 +60,9 @@ pub fn parse(tokens: TokenStream) -> syn::Result<GradArgs> {
             args.reassociate = true;
             Ok(())
         } else {
-            Err(meta.error("unknown #[grad] argument; supported: `wrt(param, …)`, `reassociate`"))
+            Err(meta.error(
+                "unknown #[grad] argument; supported: `wrt(param, …)`, `reassociate`, `jvp`",
+            ))
         }
     });
     syn::parse::Parser::parse2(parser, tokens)?;

@@ -366,7 +366,9 @@ fn try_expand(args: TokenStream, function: ItemFn, context: &Context) -> syn::Re
     let args = args::parse(args)?;
     let function = lower::lower(function, &args, context)?;
     let activity = check::check(&function)?;
-    Ok(codegen::gradient_fn(&function, &activity))
+    let gradient = codegen::gradient_fn(&function, &activity);
+    let jvp = args.jvp.then(|| codegen::jvp::jvp_fn(&function, &activity));
+    Ok(quote!(#gradient #jvp))
 }
 
 fn with_error(item: TokenStream, error: syn::Error) -> TokenStream {
@@ -401,9 +403,14 @@ fn stub(function: &ItemFn, args: TokenStream, context: &Context) -> TokenStream 
     let (signature, signature_into) = codegen::signatures(&lowered);
     let pullback = codegen::vjp_signature(&lowered)
         .map(|signature| quote!(#[allow(unused_variables)] #signature { ::core::unreachable!() }));
+    let jvp = args.jvp.then(|| {
+        let signature = codegen::jvp::jvp_signature(&lowered);
+        quote!(#[allow(unused_variables)] #signature { ::core::unreachable!() })
+    });
     quote! {
         #[allow(unused_variables)] #signature { ::core::unreachable!() }
         #[allow(unused_variables)] #signature_into { ::core::unreachable!() }
         #pullback
+        #jvp
     }
 }

@@ -26,6 +26,24 @@ mod expansion {
         ));
     }
 
+    /// Forward mode beside the gradient: a tangent per value, the rule's partial written
+    /// out, a loop run once forward.
+    #[test]
+    fn forward_mode() {
+        insta::assert_snapshot!(expand(
+            quote!(jvp, wrt(w, x)),
+            quote! {
+                pub fn f(w: &[f64; 2], x: f64, n: usize) -> f64 {
+                    let mut acc = 0.0;
+                    for i in 0..n {
+                        acc += (w[i % 2] * x).tanh();
+                    }
+                    acc * x
+                }
+            }
+        ));
+    }
+
     #[test]
     fn loss_with_lets() {
         insta::assert_snapshot!(expand(

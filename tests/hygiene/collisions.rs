@@ -11,7 +11,7 @@ use super::{assert_gradient, assert_near};
 use ::autodiff::prelude::*;
 
 /// Generated slots as parameters and locals.
-#[grad]
+#[grad(jvp)]
 fn slots(__primal_0: f64, __adjoint_var_0: f64, __partial_2_0: f64) -> f64 {
     let __adjoint_2 = __primal_0 * __adjoint_var_0;
     let __tape_0 = __adjoint_2.tanh() + __partial_2_0;
@@ -36,7 +36,7 @@ fn slots_as_parameters_and_locals() {
 }
 
 /// The names of a run-time loop's workspace, counters and tapes, in a loop over slices.
-#[grad]
+#[grad(jvp)]
 fn looped(__slab_0: &[f64], __ws: &[f64], __count_0: f64) -> f64 {
     let mut __trips_0 = 0.0;
     let mut __tape_0 = [0.0; 2];
@@ -68,7 +68,7 @@ fn workspace_names_as_parameters_and_locals() {
 
 /// `seed` and `d_seed` as the parameters of a function with a pullback, whose own buffers
 /// are named `seed` and `d_seed`.
-#[grad]
+#[grad(jvp)]
 fn pulled(seed: &[f64; 3], d_seed: [f64; 3], d_d_seed: f64) -> f64 {
     let mut s = d_d_seed;
     for i in 0..3 {
@@ -78,7 +78,7 @@ fn pulled(seed: &[f64; 3], d_seed: [f64; 3], d_d_seed: f64) -> f64 {
 }
 
 /// Passes its arrays whole: `pulled`'s pullback `pulled_vjp` does the work.
-#[grad]
+#[grad(jvp)]
 fn pushes(seed: [f64; 3], value: f64) -> f64 {
     pulled(&seed, seed, value) * value
 }
@@ -124,7 +124,7 @@ fn buffers_named_like_parameters() {
 
 /// A scalar parameter `x` next to one named `d_x`, the name of `x`'s buffer in
 /// `_grad_into`, and parameters named like the locals of `_grad_into`.
-#[grad]
+#[grad(jvp)]
 fn buffers(x: f64, d_x: f64, __value: f64, __grad_0: f64) -> f64 {
     x * d_x.exp() + __value * __grad_0
 }
@@ -144,54 +144,54 @@ fn scalar_buffers_named_like_parameters() {
 }
 
 /// Callees named like the crate, its modules, the prelude's modules and AD terms.
-#[grad]
+#[grad(jvp)]
 fn value(x: f64) -> f64 {
     x * x
 }
 
-#[grad]
+#[grad(jvp)]
 fn grad(x: f64) -> f64 {
     x.sin()
 }
 
-#[grad]
+#[grad(jvp)]
 fn adjoint(x: f64, y: f64) -> f64 {
     x * y.exp()
 }
 
-#[grad]
+#[grad(jvp)]
 fn rules(x: f64) -> f64 {
     x.tanh()
 }
 
-#[grad]
+#[grad(jvp)]
 fn autodiff(x: f64) -> f64 {
     x.exp()
 }
 
-#[grad]
+#[grad(jvp)]
 fn core(x: f64) -> f64 {
     x.cos()
 }
 
-#[grad]
+#[grad(jvp)]
 fn std(x: f64) -> f64 {
     x.sqrt()
 }
 
-#[grad]
+#[grad(jvp)]
 fn seed(x: f64) -> f64 {
     3.0 * x
 }
 
-#[grad]
+#[grad(jvp)]
 fn __primal_0(x: f64) -> f64 {
     x.atan()
 }
 
 /// Named like the prelude's `Some`, which `#[grad]` takes a call `Some(..)` for: it is
 /// called by its path, `self::Some(..)`.
-#[grad]
+#[grad(jvp)]
 #[allow(non_snake_case)] // named so on purpose
 fn Some(x: f64) -> f64 {
     x.exp() - 1.0
@@ -199,7 +199,7 @@ fn Some(x: f64) -> f64 {
 
 /// Calls every function above, with a parameter named like a callee's gradient (which
 /// must not shadow the callee) and one named like the gradient's buffer.
-#[grad]
+#[grad(jvp)]
 // `self::Some` calls the function rather than the prelude's; the generated functions get
 // the expectation as an allowance (`calls_grad_into` has no path to trip it).
 #[expect(unused_qualifications)]
@@ -236,7 +236,7 @@ fn callees_named_like_generated_code() {
 /// Names the lowering gives its own temporaries: a `for _` loop's counter, an `if` used as
 /// a value, a `let _` and a `_` in a tuple pattern. The user's variables of those names
 /// stay the user's.
-#[grad]
+#[grad(jvp)]
 fn temporaries(x: f64, y: f64) -> f64 {
     let index = x * 2.0;
     let if_value = y * 3.0;
@@ -252,7 +252,7 @@ fn temporaries(x: f64, y: f64) -> f64 {
     s + picked + if_value + unnamed + unused_1 * a + index
 }
 
-#[grad]
+#[grad(jvp)]
 fn pair(x: f64, y: f64) -> (f64, f64) {
     (x * y, x + y)
 }

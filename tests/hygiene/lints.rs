@@ -10,7 +10,7 @@ use ::autodiff::prelude::*;
 
 /// `mut` parameters, a scalar and an array, changed in the body.
 #[must_use]
-#[grad]
+#[grad(jvp)]
 pub fn mutable(mut x: f64, mut w: [f64; 2]) -> f64 {
     x *= 2.0;
     w[0] += x;
@@ -19,14 +19,14 @@ pub fn mutable(mut x: f64, mut w: [f64; 2]) -> f64 {
 
 /// A parameter that the body does not read, named so.
 #[must_use]
-#[grad]
+#[grad(jvp)]
 pub fn ignores(x: f64, _unused: f64) -> f64 {
     x.sin()
 }
 
 /// A name that ends in `_` (its gradient is `trailing__grad`), and upper-case parameters.
 #[must_use]
-#[grad]
+#[grad(jvp)]
 #[allow(non_snake_case)] // the user's own names
 pub fn trailing_(X: f64, W: &[f64; 2]) -> f64 {
     (X * W[0]).tanh() + W[1]
@@ -34,14 +34,14 @@ pub fn trailing_(X: f64, W: &[f64; 2]) -> f64 {
 
 /// Five parameters: `five_grad_into` takes ten, `five_vjp` eleven.
 #[must_use]
-#[grad]
+#[grad(jvp)]
 pub fn five(alpha: f64, beta: f64, gamma: f64, delta: f64, w: &[f64; 2]) -> f64 {
     alpha * beta + gamma * delta + w[0] * w[1]
 }
 
 /// A slice: the sweep is in `sum_of_squares_grad_into`, which checks the buffer's length.
 #[must_use]
-#[grad]
+#[grad(jvp)]
 pub fn sum_of_squares(xs: &[f64]) -> f64 {
     let mut total = 0.0;
     for x in xs {
@@ -61,7 +61,7 @@ pub struct Scale {
 impl Scale {
     /// `k·x²`, differentiated in `self` and `x`.
     #[must_use]
-    #[grad]
+    #[grad(jvp)]
     pub fn apply(&self, x: f64) -> f64 {
         self.k * x * x
     }
@@ -77,7 +77,7 @@ pub struct Settings {
 impl Settings {
     /// `x` to the power of `self.power`: a method marked alone, `self` a constant.
     #[must_use]
-    #[grad]
+    #[grad(jvp)]
     pub fn raise(&self, x: f64) -> f64 {
         x.powi(self.power)
     }

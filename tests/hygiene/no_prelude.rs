@@ -10,7 +10,7 @@ mod m {
     #![no_implicit_prelude]
 
     /// Scalars: operators, rules, a `powi`, a `max`, a branch.
-    #[::autodiff::grad]
+    #[::autodiff::grad(jvp)]
     pub(super) fn scalars(a: f64, b: f64) -> f64 {
         let t = (a * b).tanh() + a.powi(3) / b;
         if a > b {
@@ -21,7 +21,7 @@ mod m {
     }
 
     /// Arrays, a constant loop with a branch (a `bool` saved per iteration), a pullback.
-    #[::autodiff::grad]
+    #[::autodiff::grad(jvp)]
     pub(super) fn arrays(w: &[f64; 3], v: [f64; 3]) -> f64 {
         let mut h = [0.0; 3];
         for i in 0..3 {
@@ -35,14 +35,14 @@ mod m {
     }
 
     /// Passes its array whole (through `arrays_vjp`).
-    #[::autodiff::grad]
+    #[::autodiff::grad(jvp)]
     pub(super) fn calls_arrays(w: [f64; 3]) -> f64 {
         arrays(&w, w) * w[0]
     }
 
     /// Loops over slices of run-time length (an index loop and a loop over the items),
     /// a branch in one, a `while` loop and an early `return`.
-    #[::autodiff::grad(wrt(w, xs))]
+    #[::autodiff::grad(jvp, wrt(w, xs))]
     pub(super) fn runtime(w: &[f64], xs: &[f64], limit: f64) -> f64 {
         let mut total = 0.0;
         for i in 0..xs.len() {
@@ -74,7 +74,7 @@ mod m {
         pub(super) k: u16,
     }
 
-    #[::autodiff::grad]
+    #[::autodiff::grad(jvp)]
     pub(super) fn forward(m: &Layer, input: [f64; 2]) -> f64 {
         let z = m.w[0] * input[0] + m.w[1] * input[1] + m.b;
         let factor = if m.k > 1 { 2.0 } else { 1.0 };
@@ -82,7 +82,7 @@ mod m {
     }
 
     /// Passes the struct whole (through `forward_vjp`).
-    #[::autodiff::grad]
+    #[::autodiff::grad(jvp)]
     pub(super) fn through(m: &Layer, input: [f64; 2]) -> f64 {
         forward(m, input) + m.b * m.b
     }
@@ -91,7 +91,7 @@ mod m {
     impl Layer {
         /// A method: `self` differentiated.
         #[allow(clippy::needless_range_loop)] // the loop indexes two arrays
-        #[::autodiff::grad]
+        #[::autodiff::grad(jvp)]
         pub(super) fn eval(&self, input: [f64; 2]) -> f64 {
             let mut s = self.b;
             for i in 0..2 {
@@ -103,7 +103,7 @@ mod m {
 
     /// Vectors and `F64Ext` as such a module writes them: `::std::vec![..]`,
     /// `::std::vec::Vec::with_capacity(..)` and `::autodiff::F64Ext::relu(..)`.
-    #[::autodiff::grad]
+    #[::autodiff::grad(jvp)]
     #[allow(clippy::needless_range_loop)] // no iterator adapters without the prelude
     pub(super) fn vectors(xs: &[f64]) -> f64 {
         let mut squares = ::std::vec![0.0; xs.len()];
@@ -122,7 +122,7 @@ mod m {
     }
 
     /// A function of `f32`.
-    #[::autodiff::grad]
+    #[::autodiff::grad(jvp)]
     pub(super) fn single(a: f32, b: f32) -> f32 {
         (a * b).exp() + b.sqrt()
     }

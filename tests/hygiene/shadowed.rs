@@ -93,7 +93,7 @@ mod __private {}
 const n: u8 = 7;
 
 /// Scalars: operators, rules, a `powi`, a `max`, a branch.
-#[grad]
+#[grad(jvp)]
 fn scalars(a: f64, b: f64) -> f64 {
     let t = (a * b).tanh() + a.powi(3) / b;
     if a > b {
@@ -114,7 +114,7 @@ fn scalars_are_right() {
 
 /// Arrays, a constant loop with a branch in it (a `bool` saved per iteration), a local
 /// array, and a pullback.
-#[grad]
+#[grad(jvp)]
 fn arrays(w: &[f64; 3], v: [f64; 3]) -> f64 {
     let mut h = [0.0; 3];
     for i in 0..3 {
@@ -128,7 +128,7 @@ fn arrays(w: &[f64; 3], v: [f64; 3]) -> f64 {
 }
 
 /// Passes its arrays whole (through `arrays_vjp`).
-#[grad]
+#[grad(jvp)]
 fn calls_arrays(w: [f64; 3]) -> f64 {
     arrays(&w, w) * w[0]
 }
@@ -158,7 +158,7 @@ fn arrays_are_right() {
 
 /// A loop over slices of run-time length with a branch, a `while` loop with a run-time
 /// trip count, an index computed from data, and an early `return`.
-#[grad(wrt(w, xs))]
+#[grad(jvp, wrt(w, xs))]
 fn runtime(w: &[f64], xs: &[f64], limit: f64) -> f64 {
     let mut total = 0.0;
     for (i, x) in xs.iter().enumerate() {
@@ -206,14 +206,14 @@ struct Layer {
 }
 
 /// A struct parameter, a field of it passed on, and a call that passes the struct whole.
-#[grad]
+#[grad(jvp)]
 fn forward(m: &Layer, input: [f64; 2]) -> f64 {
     let z = m.w[0] * input[0] + m.w[1] * input[1] + m.b;
     let factor = if m.k > 1 { 2.0 } else { 1.0 };
     z.tanh().powi(2) * factor
 }
 
-#[grad]
+#[grad(jvp)]
 fn through(m: &Layer, input: [f64; 2]) -> f64 {
     forward(m, input) + m.b * m.b
 }
@@ -222,7 +222,7 @@ fn through(m: &Layer, input: [f64; 2]) -> f64 {
 impl Layer {
     /// A method: `self` differentiated.
     #[allow(clippy::needless_range_loop)] // the loop indexes two arrays
-    #[grad]
+    #[grad(jvp)]
     fn eval(&self, input: [f64; 2]) -> f64 {
         let mut s = self.b;
         for i in 0..2 {
@@ -283,7 +283,7 @@ mod shadowed_f64 {
 
     /// Every spelling of the primitive type: in parameters, arrays, slices, locals, casts,
     /// turbofish and paths to methods and constants.
-    #[grad]
+    #[grad(jvp)]
     #[allow(clippy::cast_precision_loss)]
     fn spelled(
         a: ::core::primitive::f64,
@@ -297,7 +297,7 @@ mod shadowed_f64 {
     }
 
     /// `f32`, spelled as a path too.
-    #[grad]
+    #[grad(jvp)]
     fn single(a: ::core::primitive::f32, b: ::core::primitive::f32) -> ::core::primitive::f32 {
         (a * b).exp() + ::core::primitive::f32::sqrt(b)
     }

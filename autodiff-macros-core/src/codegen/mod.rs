@@ -40,6 +40,7 @@ use quote::{quote, quote_spanned, ToTokens};
 use std::collections::HashMap;
 
 mod forward;
+pub mod jvp;
 mod lanes;
 mod outline;
 mod preaccumulate;
