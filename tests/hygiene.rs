@@ -2,8 +2,10 @@
 //! pedantic lints: `#[grad]` functions whose parameters, locals and callees are named like
 //! the identifiers the expansion introduces (`collisions`), in a module that shadows the
 //! prelude and the primitive types (`shadowed`), and in a module without the implicit
-//! prelude (`no_prelude`). Every gradient is checked against a closed form or central
-//! differences, and every value against the original function bit for bit.
+//! prelude (`no_prelude`). Their functions generate forward mode too (`#[grad(jvp)]`), so
+//! that its code is held to the same lints. Every gradient is checked against a closed
+//! form or central differences, and every value against the original function bit for
+//! bit.
 #![deny(warnings, clippy::all, clippy::pedantic)]
 // Lints that are allowed by default, denied here so that generated code is checked
 // against them too.
