@@ -244,8 +244,26 @@ fn features(w: &[f64], xs: &[f64]) -> f64 {
     total + squares.iter().map(|s| s * s).sum::<f64>()
 }
 
+/// A vector made with a capacity and filled by `push` (found by the random programs: its
+/// tangents were pushed after as many zeros as the capacity).
+#[grad(jvp)]
+fn pushed(x: f64, y: f64) -> f64 {
+    let mut v = Vec::with_capacity(4);
+    for i in 0..3 {
+        v.push((x / y.hypot(1.0)).to_radians() * i as f64);
+    }
+    v[1] * v[2] + v[0]
+}
+
 #[test]
 fn slices_iterators_and_vectors() {
+    let (value, dx, dy) = pushed_grad(0.7, -1.2);
+    for t in directions(2) {
+        let (v, tangent) = pushed_jvp(0.7, -1.2, t[0], t[1]);
+        assert_eq!(v.to_bits(), value.to_bits());
+        check(tangent, &[dx, dy], |p| pushed(p[0], p[1]), &[0.7, -1.2], &t);
+    }
+
     let w = vec![0.3, -0.2, 0.5];
     let xs = [[1.0, 2.0], [0.5, -1.0], [-0.3, 0.8]];
     let ys = [1.0, 0.0, -0.5];

@@ -285,6 +285,7 @@ fn compare(case: &Case, args: &Args, tape: (f64, &[f64], f64), tally: &mut Tally
             fail(format!("partial {i} is {d:e}, Tape's {t:e}"));
         }
     }
+    check_jvp(case, args, value, &partials, largest, &mut fail);
     if !case.differences {
         return (differing, off);
     }
@@ -363,7 +364,7 @@ pub fn check_batch(cases: &[Case], seed: u64) {
         total.failures.extend(t.failures);
     }
     println!(
-        "{} programs (seed {seed}): {} points checked ({} resampled near kinks, {} where \
+        "{} programs (seed {seed}): {} points checked, each also in forward mode ({} resampled near kinks, {} where \
          a value grew too large, {} where an f32 original strayed from its f64 twin), \
          {} programs with no usable point, {} partials against finite differences ({} \
          skipped where step sizes disagree); \
@@ -415,5 +416,45 @@ pub fn check_batch(cases: &[Case], seed: u64) {
             total.failures.len(),
             "OUT_DIR of autodiff-difftest's build script"
         );
+    }
+}
+
+/// Forward mode at `args` along a direction through every differentiated number: the value
+/// is the original's, and the tangent the gradient's dot product with the direction (the
+/// same products summed in another order, so to the partials' tolerance of the largest
+/// term).
+fn check_jvp(
+    case: &Case,
+    args: &Args,
+    value: f64,
+    partials: &[f64],
+    largest: f64,
+    fail: &mut impl FnMut(String),
+) {
+    // Multiples of 1/4, exact in `f32` too.
+    let direction: Vec<f64> = (0..partials.len())
+        .map(|k| ((k * 7 + 3) % 9) as f64 * 0.25 - 1.0)
+        .collect();
+    let tangents = args.with_flat(case.partials, &direction);
+    let (jvp_value, tangent) = (case.jvp)(args, &tangents);
+    if !agree(case, jvp_value, value, largest) {
+        fail(format!(
+            "the value of _jvp is {jvp_value:e}, the original's {value:e}"
+        ));
+    }
+    let expected: f64 = partials.iter().zip(&direction).map(|(g, d)| g * d).sum();
+    let scale = partials
+        .iter()
+        .zip(&direction)
+        .fold(1.0f64, |m, (g, d)| m.max((g * d).abs()).max(g.abs()));
+    let relative = if case.single { PARTIALS_F32 } else { 1e-9 };
+    if !within(
+        tangent,
+        expected,
+        relative * scale * partials.len().max(1) as f64,
+    ) {
+        fail(format!(
+            "the tangent of _jvp is {tangent:e}, the gradient's dot product {expected:e}"
+        ));
     }
 }

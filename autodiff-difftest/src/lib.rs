@@ -129,6 +129,10 @@ pub struct Case {
     pub original: fn(&Args) -> f64,
     /// The `#[grad]` gradient: the value and the partials, flattened.
     pub gradient: fn(&Args) -> (f64, Vec<f64>),
+    /// Forward mode, `_jvp`, at the point of the first `Args` along the numbers of the
+    /// second (the same arguments, other numbers in the differentiated parameters): the
+    /// value and the tangent.
+    pub jvp: fn(&Args, &Args) -> (f64, f64),
     /// The same on a `Tape`.
     pub tape: fn(&Args) -> TapeRun,
 }

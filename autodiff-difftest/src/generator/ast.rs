@@ -1172,6 +1172,8 @@ impl Writer {
             if f.reassociate {
                 args.push("reassociate".into());
             }
+            // Forward mode everywhere: a function's `_jvp` calls its callees' `_jvp`.
+            args.push("jvp".into());
             if args.is_empty() {
                 self.line("#[grad]");
             } else {

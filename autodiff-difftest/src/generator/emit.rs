@@ -1,7 +1,7 @@
 //! A generated program as a module of Rust source: the `#[grad]` functions, their `Tape`
-//! twins, and three adapters over [`Args`](crate::Args) that the test calls (the
-//! original, the gradient flattened, the `Tape` gradient flattened), plus its entry in
-//! the table of cases.
+//! twins, and four adapters over [`Args`](crate::Args) that the test calls (the
+//! original, the gradient flattened, forward mode along tangents, the `Tape` gradient
+//! flattened), plus its entry in the table of cases.
 
 use super::ast::{
     render_function, Field, Param, ParamKind, Pass, Program, Shape, StructDef, Target, STRUCT,
@@ -50,7 +50,7 @@ pub fn module(name: &str, program: &Program) -> String {
         .params
         .iter()
         .enumerate()
-        .map(|(i, p)| grad_arg(i, p, single))
+        .map(|(i, p)| grad_arg("a", i, p, single))
         .collect();
     let args = args.join(", ");
     let widen = if single { " as f64" } else { "" };
@@ -69,6 +69,18 @@ pub fn module(name: &str, program: &Program) -> String {
         let _ = writeln!(s, "    r.{}.flat_out(&mut d);", k + 1);
     }
     let _ = writeln!(s, "    (r.0{widen}, d)\n}}");
+    // Forward mode: the tangents are the parameters of `t`, a copy of `a` with other
+    // numbers in the differentiated parameters.
+    let tangents: Vec<String> = partials
+        .iter()
+        .map(|&i| grad_arg("t", i, &main.params[i], single))
+        .collect();
+    let _ = writeln!(
+        s,
+        "pub fn jvp(a: &Args, t: &Args) -> (f64, f64) {{\n    let r = {}_jvp({args}, {});\n    (r.0{widen}, r.1{widen})\n}}",
+        main.name,
+        tangents.join(", ")
+    );
     s.push_str("pub fn tape(a: &Args) -> (f64, Vec<f64>, f64, f64) {\n");
     let ctx = if program.long { "moving_only" } else { "new" };
     let _ = writeln!(
@@ -97,30 +109,30 @@ pub fn module(name: &str, program: &Program) -> String {
     s
 }
 
-fn grad_arg(i: usize, p: &Param, single: bool) -> String {
+fn grad_arg(a: &str, i: usize, p: &Param, single: bool) -> String {
     match &p.kind {
-        ParamKind::Int { .. } => format!("a.int({i})"),
-        ParamKind::Bool => format!("a.flag({i})"),
-        ParamKind::Struct => format!("&make_{}(a, {i})", STRUCT.to_lowercase()),
+        ParamKind::Int { .. } => format!("{a}.int({i})"),
+        ParamKind::Bool => format!("{a}.flag({i})"),
+        ParamKind::Struct => format!("&make_{}({a}, {i})", STRUCT.to_lowercase()),
         ParamKind::Real(shape, pass) if single => {
             let amp = if *pass == Pass::Value { "" } else { "&" };
             match shape {
-                Shape::Scalar => format!("a.f32({i})"),
-                Shape::Array(n) => format!("{amp}a.arr32::<{}>({i})", n.value()),
-                Shape::Nested(n, k) => format!("{amp}a.arr2_32::<{}, {k}>({i})", n.value()),
-                Shape::Slice => format!("&a.slice32({i})"),
-                Shape::Rows(k) => format!("&a.rows32::<{k}>({i})"),
+                Shape::Scalar => format!("{a}.f32({i})"),
+                Shape::Array(n) => format!("{amp}{a}.arr32::<{}>({i})", n.value()),
+                Shape::Nested(n, k) => format!("{amp}{a}.arr2_32::<{}, {k}>({i})", n.value()),
+                Shape::Slice => format!("&{a}.slice32({i})"),
+                Shape::Rows(k) => format!("&{a}.rows32::<{k}>({i})"),
             }
         }
         ParamKind::Real(shape, pass) => {
             let amp = if *pass == Pass::Value { "" } else { "&" };
             match shape {
-                Shape::Scalar => format!("a.f({i})"),
-                Shape::Array(n) => format!("{amp}a.arr::<{}>({i})", n.value()),
-                Shape::Nested(n, k) => format!("{amp}a.arr2::<{}, {k}>({i})", n.value()),
-                Shape::Slice if *pass == Pass::VecRef => format!("a.vec({i})"),
-                Shape::Slice => format!("a.slice({i})"),
-                Shape::Rows(k) => format!("&a.rows::<{k}>({i})"),
+                Shape::Scalar => format!("{a}.f({i})"),
+                Shape::Array(n) => format!("{amp}{a}.arr::<{}>({i})", n.value()),
+                Shape::Nested(n, k) => format!("{amp}{a}.arr2::<{}, {k}>({i})", n.value()),
+                Shape::Slice if *pass == Pass::VecRef => format!("{a}.vec({i})"),
+                Shape::Slice => format!("{a}.slice({i})"),
+                Shape::Rows(k) => format!("&{a}.rows::<{k}>({i})"),
             }
         }
     }
@@ -139,7 +151,7 @@ fn tape_leaf(i: usize, p: &Param) -> (Option<String>, String) {
         );
     }
     let ParamKind::Real(shape, pass) = &p.kind else {
-        return (None, grad_arg(i, p, false));
+        return (None, grad_arg("a", i, p, false));
     };
     let init = match shape {
         Shape::Scalar => format!("t.leaf(a.f({i}))"),
@@ -200,7 +212,7 @@ pub fn case(name: &str, program: &Program, source: &str) -> String {
         .map(|i| i.to_string())
         .collect();
     format!(
-        "Case {{ name: {name:?}, params: &[{}], partials: &[{}], slice_min: {}, differences: {}, single: {}, reassociate: {}, powi: {}, original: {name}::original, gradient: {name}::gradient, tape: {name}::tape }},\n",
+        "Case {{ name: {name:?}, params: &[{}], partials: &[{}], slice_min: {}, differences: {}, single: {}, reassociate: {}, powi: {}, original: {name}::original, gradient: {name}::gradient, jvp: {name}::jvp, tape: {name}::tape }},\n",
         params.join(", "),
         partials.join(", "),
         program.slice_min,

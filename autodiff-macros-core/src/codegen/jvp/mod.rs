@@ -108,12 +108,14 @@ pub fn jvp_fn(function: &Function, activity: &Activity) -> TokenStream {
         activity,
         result: None,
     };
+    let locals = tangent.undifferentiated_params();
     let body = tangent.block(&function.body);
     let items = &function.items;
     let result = tangent.result.unwrap_or_else(|| quote!((0.0, 0.0)));
     quote! {
         #signature {
             #(#items)*
+            #locals
             #body
             #result
         }
@@ -176,9 +178,38 @@ impl Tangent<'_> {
             return quote!(#param #access);
         }
         if let Some(index) = function.params.iter().position(|p| p.var == var) {
-            return tangent_param(function, index).into_token_stream();
+            if function.wrt.contains(&index) {
+                return tangent_param(function, index).into_token_stream();
+            }
         }
         slot("tangent_var", var).into_token_stream()
+    }
+
+    /// The tangents of parameters that are not differentiated but that a differentiated
+    /// value is assigned to (`mut x: f64` left out of `wrt(..)`): locals starting at zero.
+    fn undifferentiated_params(&self) -> TokenStream {
+        let function = self.function;
+        (0..function.params.len())
+            .filter(|i| !function.wrt.contains(i))
+            .map(|i| function.params[i].var)
+            .filter(|&var| self.activity.var(var) && function.plain_real(var))
+            .map(|var| {
+                let tangent = self.var_tangent(var);
+                let zero = zeros(self.real(), &function.vars[var].dims);
+                quote!(let mut #tangent = #zero;)
+            })
+            .collect()
+    }
+
+    /// Whether a place names a parameter that is a reference, passed as it is.
+    fn reference_param(&self, place: &Place) -> bool {
+        place.indices.is_empty()
+            && self
+                .function
+                .params
+                .iter()
+                .find(|p| p.var == place.var)
+                .is_some_and(|p| matches!(p.ty, syn::Type::Reference(_)))
     }
 
     /// `base[i][j]` for a place.
@@ -347,10 +378,15 @@ impl Tangent<'_> {
         }
         let v = &self.function.vars[var];
         match &self.function.nodes[value].kind {
-            NodeKind::Vector { len, .. } if v.slice => {
+            NodeKind::Vector { element, len } if v.slice => {
                 let len = self.primal(*len);
-                let element = zeros(self.real(), &v.dims);
-                quote!(::autodiff::__private::vec![#element; #len])
+                let zero = zeros(self.real(), &v.dims);
+                let real = real_type(self.real(), &v.dims);
+                match element {
+                    Some(_) => quote!(::autodiff::__private::vec![#zero; #len]),
+                    // Filled by `push`, as the vector is.
+                    None => quote!(::autodiff::__private::vec::Vec::<#real>::with_capacity(#len)),
+                }
             }
             _ if v.slice => {
                 let primal = self.primal(value);
@@ -557,13 +593,21 @@ impl Tangent<'_> {
                     let base = self.var_tangent(place.var);
                     return Some(self.whole(place, base, *reference, *deref));
                 }
+                // A parameter that is a reference and is passed as it is (`m` of `m: &S`,
+                // `xs` of `xs: &[f64]`) is passed a reference to the zero.
+                let by_reference = self.reference_param(place) && !*deref;
                 let zero = if strukt {
                     let value = self.place(place, self.var(place.var));
-                    quote!(::autodiff::__private::Differentiable::zero_like(&#value))
+                    let value = if by_reference { value } else { quote!(&#value) };
+                    quote!(::autodiff::__private::Differentiable::zero_like(#value))
                 } else {
                     self.zero_of(place)
                 };
-                Some(if *reference { quote!(&#zero) } else { zero })
+                Some(if *reference || by_reference {
+                    quote!(&#zero)
+                } else {
+                    zero
+                })
             }
         }
     }
