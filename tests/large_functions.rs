@@ -5,6 +5,8 @@
 //! all, in the test profile, is the first check. The gradient is then compared with
 //! `Tape` running the same computation, and with central differences.
 //!
+//! Its forward mode (`long_jvp`) has as many `let`s, flattened and cut the same way.
+//!
 //! Gradients this long are also cut into functions of at most 250 statements each
 //! (`codegen/outline.rs`), in modules of their own beside the function, the values crossing
 //! from one to the next in arrays: `long` crosses them between straight runs and the
@@ -22,7 +24,7 @@ use common::{assert_all_close, fd_gradient};
 /// `long` with its 600 lines written out by a macro, one per number listed.
 macro_rules! long_function {
     ($($k:literal)*) => {
-        #[grad]
+        #[grad(jvp)]
         fn long(x: f64, y: f64, z: f64) -> f64 {
             let mut s = 0.1;
             let mut u = 0.2;
@@ -86,6 +88,16 @@ fn the_gradient_of_a_long_function_compiles_and_is_right() {
 
         let fd = fd_gradient(|p| long(p[0], p[1], p[2]), &point);
         assert_all_close(&[dx, dy, dz], &fd, 1e-6, "against central differences");
+
+        // Forward mode along each axis gives the same partials.
+        let along = |t: [f64; 3]| long_jvp(x, y, z, t[0], t[1], t[2]);
+        assert_eq!(along([1.0, 0.0, 0.0]).0.to_bits(), value.to_bits());
+        let tangents = [
+            along([1.0, 0.0, 0.0]).1,
+            along([0.0, 1.0, 0.0]).1,
+            along([0.0, 0.0, 1.0]).1,
+        ];
+        assert_all_close(&tangents, &[dx, dy, dz], 1e-12, "forward mode");
     }
 }
 

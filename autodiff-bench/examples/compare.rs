@@ -1,5 +1,6 @@
 //! Every contender on every workload, side by side, in one process: the comparison
-//! tables of `autodiff-bench/README.md`.
+//! tables of `autodiff-bench/README.md`, and a table of forward mode (`_jvp` against the
+//! primal and `num-dual`'s dual numbers).
 //!
 //! ```sh
 //! cargo run --release -p autodiff-bench --example compare
@@ -21,6 +22,7 @@
 //!
 //! ```sh
 //! cargo run --release -p autodiff-bench --example compare -- --callgrind
+//! cargo run --release -p autodiff-bench --example compare -- --forward   # forward mode alone
 //! ```
 
 use std::fmt::Write as _;
@@ -187,6 +189,158 @@ impl Visitor for Measure {
     }
 }
 
+/// Forward mode on one workload: medians per call of the primal, `_jvp`, `num-dual`'s
+/// `Dual64` pass and `_grad`, and the largest difference of the two tangents from the
+/// gradient's dot product with the direction.
+struct ForwardRow {
+    name: &'static str,
+    nanos: [f64; 4],
+    error: f64,
+}
+
+/// Times forward mode (one directional derivative) on every workload.
+#[derive(Default)]
+struct ForwardMeasure {
+    rows: Vec<ForwardRow>,
+}
+
+impl Visitor for ForwardMeasure {
+    fn visit<const N: usize>(&mut self, w: &Workload<N>) {
+        use std::hint::black_box;
+        let x = &w.point;
+        // A direction through every input.
+        let t: [f64; N] = std::array::from_fn(|i| 0.5 - 0.25 * (i % 5) as f64);
+        let (_, gradient) = (w.generated)(x);
+        let expected: f64 = gradient.iter().zip(&t).map(|(g, t)| g * t).sum();
+        let scale = gradient
+            .iter()
+            .zip(&t)
+            .map(|(g, t)| (g * t).abs())
+            .sum::<f64>();
+        let error = [w.forward.generated, w.forward.num_dual]
+            .iter()
+            .map(|f| (f(x, &t).1 - expected).abs() / scale.max(f64::MIN_POSITIVE))
+            .fold(0.0, f64::max);
+        let (primal, generated, jvp, num_dual) = (
+            w.primal,
+            w.generated,
+            w.forward.generated,
+            w.forward.num_dual,
+        );
+        let runs: [&dyn Fn(u64) -> Duration; 4] = [
+            &|n| Run::Primal(primal).time(x, n).unwrap_or_default(),
+            &|n| {
+                let start = std::time::Instant::now();
+                for _ in 0..n {
+                    black_box(&jvp(black_box(x), black_box(&t)));
+                }
+                start.elapsed()
+            },
+            &|n| {
+                let start = std::time::Instant::now();
+                for _ in 0..n {
+                    black_box(&num_dual(black_box(x), black_box(&t)));
+                }
+                start.elapsed()
+            },
+            &|n| {
+                Run::Gradient(generated, None)
+                    .time(x, n)
+                    .unwrap_or_default()
+            },
+        ];
+        let iterations: Vec<u64> = runs
+            .iter()
+            .map(|run| {
+                let mut n = 1u64;
+                while run(n) < BATCH && n < 1 << 40 {
+                    n *= 2;
+                }
+                n
+            })
+            .collect();
+        let mut samples = vec![Vec::with_capacity(ROUNDS); runs.len()];
+        for round in 0..ROUNDS {
+            for k in 0..runs.len() {
+                let i = (k + round) % runs.len();
+                samples[i].push(runs[i](iterations[i]).as_secs_f64() * 1e9 / iterations[i] as f64);
+            }
+        }
+        let mut nanos = [0.0; 4];
+        for (n, samples) in nanos.iter_mut().zip(&mut samples) {
+            *n = median(samples);
+        }
+        self.rows.push(ForwardRow {
+            name: w.name,
+            nanos,
+            error,
+        });
+    }
+}
+
+/// The forward-mode tables: times, ratios, and the targets.
+fn forward_tables(out: &mut String) {
+    let mut forward = ForwardMeasure::default();
+    visit_all(&mut forward);
+    let _ = writeln!(
+        out,
+        "Forward mode: one directional derivative (a direction through every input),          `#[grad(jvp)]`'s `_jvp` against `num-dual` (one `Dual64` pass) and against          `_grad`, which gives every partial at once.
+"
+    );
+    let heading = [
+        "time per call",
+        "primal",
+        "_jvp",
+        "num-dual Dual64",
+        "_grad",
+        "_jvp / primal",
+        "num-dual / _jvp",
+        "_grad / _jvp",
+        "tangent error",
+    ];
+    let body: Vec<Vec<String>> = forward
+        .rows
+        .iter()
+        .map(|row| {
+            let [p, j, d, g] = row.nanos;
+            vec![
+                format!("`{}`", row.name),
+                time(p),
+                time(j),
+                time(d),
+                time(g),
+                ratio(j / p),
+                ratio(d / j),
+                ratio(g / j),
+                format!("{:.0e}", row.error),
+            ]
+        })
+        .collect();
+    table(out, &heading, &body);
+    let worst_primal = forward
+        .rows
+        .iter()
+        .map(|r| (r.nanos[1] / r.nanos[0], r.name))
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    let least_num_dual = forward
+        .rows
+        .iter()
+        .map(|r| (r.nanos[2] / r.nanos[1], r.name))
+        .min_by(|a, b| a.0.total_cmp(&b.0));
+    if let (Some((p, pn)), Some((d, dn))) = (worst_primal, least_num_dual) {
+        let _ = writeln!(
+            out,
+            "- _jvp within 2x of the primal: {} (worst {} on `{pn}`)
+             - _jvp faster than num-dual's Dual64: {} (least {} on `{dn}`)
+",
+            if p <= 2.0 { "met" } else { "NOT met" },
+            ratio(p),
+            if d > 1.0 { "met" } else { "NOT met" },
+            ratio(d),
+        );
+    }
+}
+
 /// A time per call with a unit that keeps 3 significant digits.
 fn time(nanos: f64) -> String {
     if nanos < 10.0 {
@@ -307,6 +461,13 @@ fn main() {
         return;
     }
     let started = std::time::Instant::now();
+    if args.iter().any(|a| a == "--forward") {
+        // Forward mode alone.
+        let mut out = String::new();
+        forward_tables(&mut out);
+        print!("{out}");
+        return;
+    }
     let mut measure = Measure {
         callgrind: args.iter().any(|a| a == "--callgrind"),
         ..Measure::default()
@@ -521,6 +682,9 @@ fn main() {
             format!("allocates on {}", allocating.join(", "))
         },
     );
+
+    out.push('\n');
+    forward_tables(&mut out);
 
     print!("{out}");
     eprintln!("(measured in {:.1} s)", started.elapsed().as_secs_f64());

@@ -70,6 +70,18 @@ pub enum Symdiff<const N: usize> {
     Unsupported(&'static str),
 }
 
+/// A directional derivative: the value at `x` and the derivative along `t`.
+pub type TangentFn<const N: usize> = fn(&[f64; N], &[f64; N]) -> (f64, f64);
+
+/// Forward mode on a workload: one directional derivative.
+#[derive(Clone, Copy)]
+pub struct Forward<const N: usize> {
+    /// `#[grad(jvp)]`'s `_jvp`.
+    pub generated: TangentFn<N>,
+    /// `num-dual`: one pass with `Dual64`, its derivative part seeded with `t`.
+    pub num_dual: TangentFn<N>,
+}
+
 /// One function to differentiate, with every contender's way of doing it.
 pub struct Workload<const N: usize> {
     /// A short name, also the criterion group.
@@ -100,6 +112,8 @@ pub struct Workload<const N: usize> {
     pub autodiff_fwd: GradientFn<N>,
     /// The `symdiff` crate.
     pub symdiff: Symdiff<N>,
+    /// Forward mode: `#[grad(jvp)]` and `num-dual`.
+    pub forward: Forward<N>,
 }
 
 /// The contenders, in the order of the tables.
@@ -378,6 +392,19 @@ pub mod drive {
             out.eps
         });
         (value, gradient)
+    }
+
+    /// `num-dual`, one forward pass with `Dual64` whose derivative parts are `t`: the
+    /// derivative along `t`.
+    #[inline]
+    pub fn num_dual_tangent<const N: usize>(
+        x: &[f64; N],
+        t: &[f64; N],
+        f: impl Fn(&[Dual64]) -> Dual64,
+    ) -> (f64, f64) {
+        let inputs: [Dual64; N] = std::array::from_fn(|i| Dual64::new(x[i], t[i]));
+        let out = f(&inputs);
+        (out.re, out.eps)
     }
 
     /// `num-dual`'s `gradient`: one forward pass with `DualSVec64<N>`.

@@ -12,7 +12,7 @@ use symdiff::gradient;
 
 /// `tanh(w·x + b)` with 8 inputs, 8 weights and a bias: parameters
 /// `x0..x7, w0..w7, b`.
-#[grad]
+#[grad(jvp)]
 pub fn neuron(
     x0: f64,
     x1: f64,
@@ -76,7 +76,7 @@ pub fn neuron_generated(x: &[f64; 17]) -> (f64, [f64; 17]) {
 }
 
 /// The 10-dimensional Rosenbrock function, `Σ 100·(x[i+1] - x[i]²)² + (1 - x[i])²`.
-#[grad]
+#[grad(jvp)]
 pub fn rosenbrock(
     x0: f64,
     x1: f64,
@@ -146,7 +146,7 @@ pub fn rosenbrock_generated(x: &[f64; 10]) -> (f64, [f64; 10]) {
 }
 
 /// `Σ tanh(x[i]·x[i+1])` over 50 inputs.
-#[grad]
+#[grad(jvp)]
 pub fn tanh_chain(
     x0: f64,
     x1: f64,
@@ -387,7 +387,7 @@ pub fn tanh_chain_generated(x: &[f64; 50]) -> (f64, [f64; 50]) {
 
 /// `Σ tanh(x[i]·x[i+1])` over 50 inputs with `tanh(z)` written `1 - 2 / (e^(2z) + 1)`:
 /// the formula of [`tanh_chain_symdiff`].
-#[grad]
+#[grad(jvp)]
 pub fn tanh_chain_exp(
     x0: f64,
     x1: f64,
@@ -574,7 +574,7 @@ pub fn tanh_chain_exp_generated(x: &[f64; 50]) -> (f64, [f64; 50]) {
 
 /// A chain of 200 `let`s, each using the previous two: `v0 = x0`, `v1 = x1`,
 /// `v[k+2] = sin(v[k+1]·v[k]) + x[k % 4]`; returns `v201`.
-#[grad]
+#[grad(jvp)]
 pub fn deep(x0: f64, x1: f64, x2: f64, x3: f64) -> f64 {
     let v2 = (x1 * x0).sin() + x0;
     let v3 = (v2 * x1).sin() + x1;
@@ -789,4 +789,59 @@ pub fn deep_primal(x: &[f64; 4]) -> f64 {
 pub fn deep_generated(x: &[f64; 4]) -> (f64, [f64; 4]) {
     let (value, d0, d1, d2, d3) = deep_grad(x[0], x[1], x[2], x[3]);
     (value, [d0, d1, d2, d3])
+}
+
+/// [`neuron_jvp`] on arrays: the value and the derivative along `t`.
+#[inline]
+pub fn neuron_tangent(x: &[f64; 17], t: &[f64; 17]) -> (f64, f64) {
+    neuron_jvp(
+        x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9], x[10], x[11], x[12], x[13],
+        x[14], x[15], x[16], t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9], t[10],
+        t[11], t[12], t[13], t[14], t[15], t[16],
+    )
+}
+
+/// [`rosenbrock_jvp`] on arrays: the value and the derivative along `t`.
+#[inline]
+pub fn rosenbrock_tangent(x: &[f64; 10], t: &[f64; 10]) -> (f64, f64) {
+    rosenbrock_jvp(
+        x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9], t[0], t[1], t[2], t[3], t[4],
+        t[5], t[6], t[7], t[8], t[9],
+    )
+}
+
+/// [`tanh_chain_jvp`] on arrays: the value and the derivative along `t`.
+#[inline]
+pub fn tanh_chain_tangent(x: &[f64; 50], t: &[f64; 50]) -> (f64, f64) {
+    tanh_chain_jvp(
+        x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9], x[10], x[11], x[12], x[13],
+        x[14], x[15], x[16], x[17], x[18], x[19], x[20], x[21], x[22], x[23], x[24], x[25], x[26],
+        x[27], x[28], x[29], x[30], x[31], x[32], x[33], x[34], x[35], x[36], x[37], x[38], x[39],
+        x[40], x[41], x[42], x[43], x[44], x[45], x[46], x[47], x[48], x[49], t[0], t[1], t[2],
+        t[3], t[4], t[5], t[6], t[7], t[8], t[9], t[10], t[11], t[12], t[13], t[14], t[15], t[16],
+        t[17], t[18], t[19], t[20], t[21], t[22], t[23], t[24], t[25], t[26], t[27], t[28], t[29],
+        t[30], t[31], t[32], t[33], t[34], t[35], t[36], t[37], t[38], t[39], t[40], t[41], t[42],
+        t[43], t[44], t[45], t[46], t[47], t[48], t[49],
+    )
+}
+
+/// [`tanh_chain_exp_jvp`] on arrays: the value and the derivative along `t`.
+#[inline]
+pub fn tanh_chain_exp_tangent(x: &[f64; 50], t: &[f64; 50]) -> (f64, f64) {
+    tanh_chain_exp_jvp(
+        x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9], x[10], x[11], x[12], x[13],
+        x[14], x[15], x[16], x[17], x[18], x[19], x[20], x[21], x[22], x[23], x[24], x[25], x[26],
+        x[27], x[28], x[29], x[30], x[31], x[32], x[33], x[34], x[35], x[36], x[37], x[38], x[39],
+        x[40], x[41], x[42], x[43], x[44], x[45], x[46], x[47], x[48], x[49], t[0], t[1], t[2],
+        t[3], t[4], t[5], t[6], t[7], t[8], t[9], t[10], t[11], t[12], t[13], t[14], t[15], t[16],
+        t[17], t[18], t[19], t[20], t[21], t[22], t[23], t[24], t[25], t[26], t[27], t[28], t[29],
+        t[30], t[31], t[32], t[33], t[34], t[35], t[36], t[37], t[38], t[39], t[40], t[41], t[42],
+        t[43], t[44], t[45], t[46], t[47], t[48], t[49],
+    )
+}
+
+/// [`deep_jvp`] on arrays: the value and the derivative along `t`.
+#[inline]
+pub fn deep_tangent(x: &[f64; 4], t: &[f64; 4]) -> (f64, f64) {
+    deep_jvp(x[0], x[1], x[2], x[3], t[0], t[1], t[2], t[3])
 }

@@ -107,5 +107,9 @@ pub fn workload() -> Workload<N> {
         symdiff: Symdiff::Unsupported(
             "does not compile: symdiff's time grows exponentially with such a chain",
         ),
+        forward: crate::Forward {
+            generated: crate::written_out::deep_tangent,
+            num_dual: |x, t| drive::num_dual_tangent(x, t, with_dual),
+        },
     }
 }

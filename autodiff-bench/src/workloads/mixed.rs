@@ -9,7 +9,7 @@ use crate::drive::{self, Dual};
 use crate::{Symdiff, Workload};
 
 /// The primal; `#[grad]` adds `mixed_grad`.
-#[grad]
+#[grad(jvp)]
 pub fn mixed(a: f64, b: f64, c: f64, d: f64) -> f64 {
     (a * b + c).tanh() * d.exp() / (1.0 + a * a) + (b * b + 1.0).ln()
 }
@@ -97,5 +97,9 @@ pub fn workload() -> Workload<4> {
             |x| (f64::NAN, mixed_symdiff_gradient(x)),
             "tanh written as 1 - 2/(exp(2z) + 1)",
         ),
+        forward: crate::Forward {
+            generated: |x, t| mixed_jvp(x[0], x[1], x[2], x[3], t[0], t[1], t[2], t[3]),
+            num_dual: |x, t| drive::num_dual_tangent(x, t, with_dual),
+        },
     }
 }

@@ -107,5 +107,9 @@ pub fn workload() -> Workload<N> {
             |x| (f64::NAN, neuron_symdiff_gradient(x)),
             "tanh written as 1 - 2/(exp(2z) + 1)",
         ),
+        forward: crate::Forward {
+            generated: crate::written_out::neuron_tangent,
+            num_dual: |x, t| drive::num_dual_tangent(x, t, with_dual),
+        },
     }
 }

@@ -89,5 +89,9 @@ pub fn workload() -> Workload<N> {
         reverse: |x| drive::reverse(x, with_reverse),
         autodiff_fwd: |x| drive::autodiff_fwd(x, with_autodiff_fwd),
         symdiff: Symdiff::Same(|x| (f64::NAN, rosenbrock_symdiff_gradient(x))),
+        forward: crate::Forward {
+            generated: crate::written_out::rosenbrock_tangent,
+            num_dual: |x, t| drive::num_dual_tangent(x, t, with_dual),
+        },
     }
 }

@@ -8,7 +8,7 @@ use crate::drive::{self, Dual};
 use crate::{Symdiff, Workload};
 
 /// The primal; `#[grad]` adds `seed_grad`.
-#[grad]
+#[grad(jvp)]
 pub fn seed(a: f64, b: f64, c: f64) -> f64 {
     (a * b + c).powi(2)
 }
@@ -73,5 +73,9 @@ pub fn workload() -> Workload<3> {
         reverse: |x| drive::reverse(x, with_reverse),
         autodiff_fwd: |x| drive::autodiff_fwd(x, with_autodiff_fwd),
         symdiff: Symdiff::Same(|x| (f64::NAN, seed_symdiff_gradient(x))),
+        forward: crate::Forward {
+            generated: |x, t| seed_jvp(x[0], x[1], x[2], t[0], t[1], t[2]),
+            num_dual: |x, t| drive::num_dual_tangent(x, t, with_dual),
+        },
     }
 }

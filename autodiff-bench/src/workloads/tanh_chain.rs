@@ -91,5 +91,9 @@ pub fn workload() -> Workload<N> {
             |x| (f64::NAN, tanh_chain_symdiff_gradient(x)),
             "tanh written as 1 - 2/(exp(2z) + 1)",
         ),
+        forward: crate::Forward {
+            generated: crate::written_out::tanh_chain_tangent,
+            num_dual: |x, t| drive::num_dual_tangent(x, t, with_dual),
+        },
     }
 }

@@ -73,10 +73,11 @@ fn iter_slot(depth: usize) -> Ident {
 }
 
 /// The type of a generated binding, by its name, where the IR says it for certain: a
-/// scalar real value, partial or adjoint of a node (`__primal_N`, `__partial_N_P`,
-/// `__adjoint_N`, and `__seed_N`, the adjoint an assignment of node `N` starts from), a
-/// cast's value (the type it names), and the value and adjoint of a real local variable
-/// or array (`__var_N`, `__adjoint_var_N`). `None` for anything else: integers, flags,
+/// scalar real value, partial, adjoint or tangent of a node (`__primal_N`,
+/// `__partial_N_P`, `__adjoint_N`, `__tangent_N`, and `__seed_N`, the adjoint an
+/// assignment of node `N` starts from), a cast's value (the type it names), and the
+/// value, adjoint and tangent of a real local variable or array (`__var_N`,
+/// `__adjoint_var_N`, `__tangent_var_N`). `None` for anything else: integers, flags,
 /// tuples, slices, vectors, structs, saved values and the workspace. (Long blocks declare
 /// such bindings up front, see `scopes`.)
 fn binding_type(function: &Function, name: &str) -> Option<TokenStream> {
@@ -117,7 +118,10 @@ fn binding_type(function: &Function, name: &str) -> Option<TokenStream> {
         let lanes = lanes::LANES;
         return Some(quote!([#real; #lanes]));
     }
-    if let Some(rest) = name.strip_prefix("__adjoint_var_") {
+    if let Some(rest) = name
+        .strip_prefix("__adjoint_var_")
+        .or_else(|| name.strip_prefix("__tangent_var_"))
+    {
         return real_var(id(rest)?);
     }
     if let Some(rest) = name.strip_prefix("__var_") {
@@ -126,6 +130,7 @@ fn binding_type(function: &Function, name: &str) -> Option<TokenStream> {
     if let Some(rest) = name
         .strip_prefix("__adjoint_")
         .or_else(|| name.strip_prefix("__seed_"))
+        .or_else(|| name.strip_prefix("__tangent_"))
     {
         return scalar_node(id(rest)?);
     }
@@ -176,6 +181,11 @@ fn flat_scopes(function: &Function, name: &Ident, body: TokenStream) -> (TokenSt
                     let adjoint = slot("adjoint_var", p.var).to_string();
                     (adjoint, quote!(&mut [#element]))
                 })
+            }))
+            .chain(function.wrt.iter().map(|&i| {
+                // `_jvp`'s tangents, of their parameters' types.
+                let tangent = jvp::tangent_param(function, i).to_string();
+                (tangent, function.params[i].ty.to_token_stream())
             }))
             .chain(std::iter::once({
                 // `_vjp`'s seed (a parameter named so keeps the function whole).

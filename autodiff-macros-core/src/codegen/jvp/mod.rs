@@ -46,7 +46,7 @@ pub fn jvp_ident(ident: &Ident) -> Ident {
 
 /// The tangent parameter of `params[index]`: `t_<name>`, mixed-site so that it cannot
 /// clash with the user's parameters.
-fn tangent_param(function: &Function, index: usize) -> Ident {
+pub(super) fn tangent_param(function: &Function, index: usize) -> Ident {
     let name = function.params[index].ident.to_string();
     let name = name.strip_prefix("r#").unwrap_or(&name);
     Ident::new(&format!("t_{name}"), Span::mixed_site())
@@ -112,13 +112,24 @@ pub fn jvp_fn(function: &Function, activity: &Activity) -> TokenStream {
     let body = tangent.block(&function.body);
     let items = &function.items;
     let result = tangent.result.unwrap_or_else(|| quote!((0.0, 0.0)));
-    quote! {
-        #signature {
-            #(#items)*
+    // A long body's scopes are flattened and its runs of `let`s outlined, as the
+    // gradient's are (`scopes`, `outline`).
+    let (segments, body) = super::flat_scopes(
+        function,
+        &jvp_ident(&function.original.sig.ident),
+        quote! {
             #locals
             #body
             #result
+        },
+    );
+    quote! {
+        #signature {
+            #(#items)*
+            #body
         }
+
+        #segments
     }
 }
 
