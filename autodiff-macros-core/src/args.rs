@@ -1,5 +1,5 @@
 //! The arguments of the attribute: `#[grad]`, `#[grad(wrt(a, c))]`, `#[grad(reassociate)]`,
-//! `#[grad(jvp)]`.
+//! `#[grad(jvp, hvp, hessian)]`.
 
 use proc_macro2::TokenStream;
 use syn::meta::ParseNestedMeta;
@@ -17,6 +17,10 @@ pub struct GradArgs {
     pub reassociate: bool,
     /// `jvp`: also generate forward mode, `<name>_jvp`.
     pub jvp: bool,
+    /// `hvp`: also generate the Hessian–vector product, `<name>_hvp`.
+    pub hvp: bool,
+    /// `hessian`: also generate the Hessian, `<name>_hessian`.
+    pub hessian: bool,
 }
 
 /// Parses the attribute's arguments.
@@ -47,11 +51,19 @@ pub fn parse(tokens: TokenStream) -> syn::Result<GradArgs> {
             })?;
             args.wrt = Some(names);
             Ok(())
-        } else if meta.path.is_ident("jvp") {
-            if args.jvp {
-                return Err(meta.error("`jvp` is given twice"));
+        } else if let Some(flag) = ["jvp", "hvp", "hessian"]
+            .into_iter()
+            .find(|name| meta.path.is_ident(name))
+        {
+            let set = match flag {
+                "jvp" => &mut args.jvp,
+                "hvp" => &mut args.hvp,
+                _ => &mut args.hessian,
+            };
+            if *set {
+                return Err(meta.error(format!("`{flag}` is given twice")));
             }
-            args.jvp = true;
+            *set = true;
             Ok(())
         } else if meta.path.is_ident("reassociate") {
             if args.reassociate {
@@ -61,7 +73,8 @@ pub fn parse(tokens: TokenStream) -> syn::Result<GradArgs> {
             Ok(())
         } else {
             Err(meta.error(
-                "unknown #[grad] argument; supported: `wrt(param, …)`, `reassociate`, `jvp`",
+                "unknown #[grad] argument; supported: `wrt(param, …)`, `reassociate`, `jvp`, \
+                 `hvp`, `hessian`",
             ))
         }
     });

@@ -75,6 +75,7 @@ pub fn differentiable_operands(kind: &NodeKind) -> Vec<(usize, NodeId)> {
         | NodeKind::Len(_)
         | NodeKind::ConstElement { .. }
         | NodeKind::Vector { .. }
+        | NodeKind::RulePartial { .. }
         | NodeKind::Intrinsic { .. } => Vec::new(),
     }
 }

@@ -368,7 +368,12 @@ fn try_expand(args: TokenStream, function: ItemFn, context: &Context) -> syn::Re
     let activity = check::check(&function)?;
     let gradient = codegen::gradient_fn(&function, &activity);
     let jvp = args.jvp.then(|| codegen::jvp::jvp_fn(&function, &activity));
-    Ok(quote!(#gradient #jvp))
+    let second = if args.hvp || args.hessian {
+        codegen::hvp::second_order(&function, &activity, args.hvp, args.hessian)?
+    } else {
+        TokenStream::new()
+    };
+    Ok(quote!(#gradient #jvp #second))
 }
 
 fn with_error(item: TokenStream, error: syn::Error) -> TokenStream {
@@ -407,10 +412,14 @@ fn stub(function: &ItemFn, args: TokenStream, context: &Context) -> TokenStream 
         let signature = codegen::jvp::jvp_signature(&lowered);
         quote!(#[allow(unused_variables)] #signature { ::core::unreachable!() })
     });
+    let second = codegen::hvp::signatures(&lowered, args.hvp, args.hessian)
+        .into_iter()
+        .map(|signature| quote!(#[allow(unused_variables)] #signature { ::core::unreachable!() }));
     quote! {
         #[allow(unused_variables)] #signature { ::core::unreachable!() }
         #[allow(unused_variables)] #signature_into { ::core::unreachable!() }
         #pullback
         #jvp
+        #(#second)*
     }
 }

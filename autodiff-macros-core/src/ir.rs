@@ -32,6 +32,7 @@ pub type NodeId = usize;
 pub type VarId = usize;
 
 /// A function being differentiated.
+#[derive(Clone)]
 pub struct Function {
     /// The item as the user wrote it; emitted unchanged.
     pub original: syn::ItemFn,
@@ -72,6 +73,7 @@ pub struct Function {
 }
 
 /// A parameter of the function.
+#[derive(Clone)]
 pub struct Param {
     /// Its name, with the user's span.
     pub ident: Ident,
@@ -91,6 +93,7 @@ pub struct Param {
 /// A field of a struct parameter (at any depth: `m.layer.w`) that holds numbers: a
 /// variable of its own, read as `m.layer.w` and with its adjoint in the same field of the
 /// parameter's partial.
+#[derive(Clone)]
 pub struct FieldParam {
     /// The parameter (an index into [`Function::params`]).
     pub param: usize,
@@ -106,6 +109,7 @@ pub struct FieldParam {
 }
 
 /// A program variable.
+#[derive(Clone)]
 pub struct Var {
     /// What it holds.
     pub kind: VarKind,
@@ -141,6 +145,7 @@ pub enum VarKind {
 pub type Block = Vec<Stmt>;
 
 /// A statement of the body.
+#[derive(Clone)]
 pub enum Stmt {
     /// `let var = value;` (or `let var;` with no value yet).
     Let {
@@ -331,6 +336,7 @@ pub struct Place {
 }
 
 /// One value computed by an expression.
+#[derive(Clone)]
 pub struct Node {
     /// What computes it.
     pub kind: NodeKind,
@@ -341,6 +347,7 @@ pub struct Node {
 }
 
 /// What computes a node's value.
+#[derive(Clone)]
 pub enum NodeKind {
     /// A constant written by the user (a literal, a path to a `const`, `[0.0; N]`), emitted
     /// as is.
@@ -420,6 +427,18 @@ pub enum NodeKind {
     },
     /// `xs.len()` of a slice variable.
     Len(VarId),
+    /// The `index`-th local partial of an operation at `args`, as its rule computes it,
+    /// held constant: a partial that is piecewise constant (`abs`, `max`, `clamp`, the
+    /// roundings), whose own derivative is zero. Made by the tangent transformation
+    /// (`codegen::hvp`), never by lowering.
+    RulePartial {
+        /// The table entry.
+        op: &'static Op,
+        /// Operands, the receiver first.
+        args: Vec<NodeId>,
+        /// Which of its `Real` arguments the partial is with respect to.
+        index: usize,
+    },
     /// A helper of the runtime's `loops` module on integers (a trip count, the `k`-th
     /// value of a range).
     Intrinsic {
@@ -431,6 +450,7 @@ pub enum NodeKind {
 }
 
 /// The function a [`NodeKind::Pullback`] calls.
+#[derive(Clone)]
 pub enum Callee {
     /// `path(args)`.
     Path(Path),
@@ -439,6 +459,7 @@ pub enum Callee {
 }
 
 /// An argument of a [`NodeKind::Pullback`].
+#[derive(Clone)]
 pub enum CallArg {
     /// A number (`f64`, integer or `bool`).
     Value(NodeId),
@@ -531,6 +552,7 @@ pub fn recomputable(nodes: &[Node], vars: &[Var], node: NodeId) -> bool {
         | NodeKind::Tuple(_)
         | NodeKind::StopGradient(_)
         | NodeKind::Not(_)
+        | NodeKind::RulePartial { .. }
         | NodeKind::Vector { .. } => false,
     }
 }

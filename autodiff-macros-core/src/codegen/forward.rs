@@ -534,6 +534,10 @@ impl Generator<'_> {
                 let value = self.intrinsic(name, args);
                 quote!(let #binding = #value;)
             }
+            NodeKind::RulePartial { op, args, index } => {
+                let value = rule_partial(op, args.iter().map(|&a| self.slot_of(a)), *index);
+                quote!(let #binding = #value;)
+            }
             NodeKind::StopGradient(value) => {
                 let value = arg(*value);
                 quote!(let #binding = #value;)
@@ -750,6 +754,17 @@ pub(super) fn pullback_call(
             quote!((#receiver).#method(#(#rest,)* #(#tail),*))
         }
     }
+}
+
+/// `rules::op(args).k`: the `index`-th partial of `op` at `args`, as its rule computes it.
+pub(super) fn rule_partial(
+    op: &crate::ops::Op,
+    args: impl Iterator<Item = TokenStream>,
+    index: usize,
+) -> TokenStream {
+    let rule = rule(op.rule);
+    let field = syn::Index::from(index + 1);
+    quote!(#rule(#(#args),*).#field)
 }
 
 /// The copy of a local array passed whole, as argument `position` of call `id`.

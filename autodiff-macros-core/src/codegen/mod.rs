@@ -40,6 +40,7 @@ use quote::{quote, quote_spanned, ToTokens};
 use std::collections::HashMap;
 
 mod forward;
+pub mod hvp;
 pub mod jvp;
 mod lanes;
 mod outline;
@@ -88,7 +89,7 @@ fn binding_type(function: &Function, name: &str) -> Option<TokenStream> {
         let scalar = match &node.kind {
             // `x as f64` has the type it names, whatever `x` is.
             NodeKind::Cast { ty, .. } => return Some(ty.to_token_stream()),
-            NodeKind::Op { .. } | NodeKind::Call { .. } => true,
+            NodeKind::Op { .. } | NodeKind::Call { .. } | NodeKind::RulePartial { .. } => true,
             // A number written out (not an array, nor a path to a constant).
             NodeKind::Const(tokens) => {
                 let mut trees = tokens.clone().into_iter();

@@ -455,6 +455,11 @@ impl Tangent<'_> {
                 let value = arg(*value);
                 quote!(let #binding = #value;)
             }
+            NodeKind::RulePartial { op, args, index } => {
+                let args = args.iter().map(|&a| self.primal(a));
+                let value = super::forward::rule_partial(op, args, *index);
+                quote!(let #binding = #value;)
+            }
             NodeKind::Cast { arg: value, ty } => {
                 let primal = arg(*value);
                 let cast_tangent = active.then(|| {

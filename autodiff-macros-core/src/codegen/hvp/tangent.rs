@@ -1,0 +1,804 @@
+//! The tangent transformation from IR to IR: a function `f(p…) -> y` becomes
+//! `f_jvp(p…, t_p…) -> (y, ẏ)`, a function of the same IR whose extra nodes compute the
+//! tangents with operations of the table, so that the reverse sweep can differentiate it
+//! again (`super` composes the two).
+//!
+//! Each statement keeps its nodes and gains the tangent nodes after them; where it writes
+//! a number, the value and its tangent leave the statement together, as the parts of a
+//! tuple that one `let` takes apart, so that no node is read outside its statement:
+//!
+//! ```text
+//! acc = acc * x;        →   let (__v, __t) = (acc * x, ṫacc * x + acc * ṫx);
+//!                           acc = __v;
+//!                           ṫacc = __t;
+//! ```
+//!
+//! A smooth operation's partial is written with table operations, as its rule computes
+//! it (`1 - y·y` for `tanh`); a piecewise constant one (`abs`, `max`, `clamp`, the
+//! roundings) is the rule's partial held constant ([`NodeKind::RulePartial`]).
+
+use crate::check::{differentiable_operands, Activity};
+use crate::ir::{
+    Block, Function, Node, NodeId, NodeKind, Num, Param, Place, Stmt, Var, VarId, VarKind,
+};
+use crate::ops::{self, Op, Partial};
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
+use std::collections::HashMap;
+
+/// The tangent function of `function` (see the module's documentation), with the
+/// parameters' tangents after the parameters, named `t_<name>`, and two outputs.
+pub fn tangent_function(function: &Function, activity: &Activity) -> syn::Result<Function> {
+    if function.outputs != 1 {
+        return Err(syn::Error::new_spanned(
+            &function.original.sig.output,
+            "`hvp` and `hessian` need a function that returns one number",
+        ));
+    }
+    let mut transform = Transform {
+        source: function,
+        activity,
+        nodes: function.nodes.clone(),
+        vars: function.vars.clone(),
+        tangent_vars: HashMap::new(),
+        errors: crate::errors::Errors::default(),
+    };
+    let mut params = function.params.clone();
+    for &i in &function.wrt {
+        let param = &function.params[i];
+        if param.strukt.is_some() {
+            transform.errors.at(
+                &param.ident,
+                "`hvp` and `hessian` differentiate numbers, arrays and slices; a struct \
+                 parameter is not supported yet (leave it out with `wrt(..)`)",
+            );
+            continue;
+        }
+        let var = transform.new_var(param.var, true);
+        params.push(Param {
+            ident: super::super::jvp::tangent_param(function, i),
+            ty: param.ty.clone(),
+            var,
+            wrt: true,
+            strukt: None,
+        });
+    }
+    // Variables written a tangent: locals, and parameters left out of `wrt(..)` that a
+    // differentiated value is assigned to (their tangents start at zero).
+    let mut prologue = Vec::new();
+    for var in 0..function.vars.len() {
+        if !activity.var(var) || transform.tangent_vars.contains_key(&var) {
+            continue;
+        }
+        let tangent = transform.new_var(var, false);
+        let v = &function.vars[var];
+        if v.is_param && function.field(var).is_none() {
+            let mut nodes = Vec::new();
+            let zero = transform.zero(var, &[], &mut nodes, Span::call_site());
+            prologue.push(Stmt::Let {
+                var: tangent,
+                value: Some(zero),
+                nodes,
+            });
+        }
+    }
+    let mut body = prologue;
+    body.extend(transform.block(&function.body));
+    let Transform {
+        nodes,
+        vars,
+        errors,
+        ..
+    } = transform;
+    errors.finish(())?;
+    let wrt: Vec<usize> = (0..params.len())
+        .filter(|&i| params[i].strukt.is_none() && vars[params[i].var].kind == VarKind::Real)
+        .collect();
+    let original = signature(function, &params);
+    Ok(Function {
+        original,
+        params,
+        wrt,
+        items: function.items.clone(),
+        fields: function.fields.clone(),
+        outputs: 2,
+        real: function.real,
+        probe_self: None,
+        reassociate: false,
+        in_impl: function.in_impl,
+        vars,
+        nodes,
+        body,
+        constant_uses: function.constant_uses.clone(),
+    })
+}
+
+/// The item the tangent function stands for: `__<name>_jvp(p…, t_p…) -> (f64, f64)`,
+/// hidden, with the original's attributes that its generated functions keep.
+fn signature(function: &Function, params: &[Param]) -> syn::ItemFn {
+    let original = &function.original;
+    let name = original.sig.ident.to_string();
+    let name = name.strip_prefix("r#").unwrap_or(&name);
+    let ident = syn::Ident::new(&format!("__{name}_jvp"), original.sig.ident.span());
+    let inputs = params.iter().map(|p| {
+        let ident = &p.ident;
+        let ty = &p.ty;
+        if ident == "self" {
+            quote!(self: #ty)
+        } else {
+            quote!(#ident: #ty)
+        }
+    });
+    let real = function.real;
+    let generics = &original.sig.generics;
+    let attrs = &original.attrs;
+    let vis = &original.vis;
+    syn::parse_quote! {
+        #(#attrs)*
+        #vis fn #ident #generics(#(#inputs),*) -> (#real, #real) {}
+    }
+}
+
+struct Transform<'a> {
+    source: &'a Function,
+    activity: &'a Activity,
+    nodes: Vec<Node>,
+    vars: Vec<Var>,
+    /// The tangent variable of each variable that has one.
+    tangent_vars: HashMap<VarId, VarId>,
+    errors: crate::errors::Errors,
+}
+
+impl Transform<'_> {
+    /// A variable for the tangent of `var`, of its shape.
+    fn new_var(&mut self, var: VarId, param: bool) -> VarId {
+        let mut tangent = self.vars[var].clone();
+        tangent.is_param = param;
+        self.vars.push(tangent);
+        let id = self.vars.len() - 1;
+        self.tangent_vars.insert(var, id);
+        id
+    }
+
+    /// A scalar local of the function's float type.
+    fn temporary(&mut self) -> VarId {
+        self.vars.push(Var {
+            kind: VarKind::Real,
+            dims: Vec::new(),
+            slice: false,
+            stable: false,
+            is_param: false,
+            reassigned: false,
+            mutable: false,
+        });
+        self.vars.len() - 1
+    }
+
+    fn push(&mut self, kind: NodeKind, num: Num, span: Span, out: &mut Vec<NodeId>) -> NodeId {
+        self.nodes.push(Node { kind, num, span });
+        let id = self.nodes.len() - 1;
+        out.push(id);
+        id
+    }
+
+    fn constant(&mut self, tokens: TokenStream, span: Span, out: &mut Vec<NodeId>) -> NodeId {
+        self.push(NodeKind::Const(tokens), Num::Real, span, out)
+    }
+
+    fn op(&mut self, name: &str, args: Vec<NodeId>, span: Span, out: &mut Vec<NodeId>) -> NodeId {
+        let op = table(name);
+        self.push(NodeKind::Op { op, args }, Num::Real, span, out)
+    }
+
+    /// A zero of what `var` holds below `indices` (a number, an array, a vector's copy).
+    fn zero(
+        &mut self,
+        var: VarId,
+        indices: &[NodeId],
+        out: &mut Vec<NodeId>,
+        span: Span,
+    ) -> NodeId {
+        let v = &self.source.vars[var];
+        let skip = indices.len().saturating_sub(usize::from(v.slice));
+        let dims = v.dims.get(skip..).unwrap_or(&[]).to_vec();
+        let zero = super::super::zeros(self.source.real, &dims);
+        self.constant(zero, span, out)
+    }
+
+    /// A copy of an integer expression (an index), for a statement of its own.
+    fn copy_index(&mut self, id: NodeId, out: &mut Vec<NodeId>) -> NodeId {
+        let node = self.nodes[id].clone();
+        let mut copy = |this: &mut Self, n: &NodeId| this.copy_index(*n, out);
+        let kind = match node.kind {
+            NodeKind::Read(place) => NodeKind::Read(Place {
+                var: place.var,
+                indices: place.indices.iter().map(|i| copy(self, i)).collect(),
+            }),
+            NodeKind::Op { op, args } => NodeKind::Op {
+                op,
+                args: args.iter().map(|a| copy(self, a)).collect(),
+            },
+            NodeKind::Intrinsic { name, args } => NodeKind::Intrinsic {
+                name,
+                args: args.iter().map(|a| copy(self, a)).collect(),
+            },
+            NodeKind::Infix { op, lhs, rhs } => {
+                let lhs = copy(self, &lhs);
+                let rhs = copy(self, &rhs);
+                NodeKind::Infix { op, lhs, rhs }
+            }
+            NodeKind::Typed { arg, ty } => NodeKind::Typed {
+                arg: copy(self, &arg),
+                ty,
+            },
+            NodeKind::Cast { arg, ty } => NodeKind::Cast {
+                arg: copy(self, &arg),
+                ty,
+            },
+            NodeKind::ConstElement { table, indices } => NodeKind::ConstElement {
+                table,
+                indices: indices.iter().map(|i| copy(self, i)).collect(),
+            },
+            other => other,
+        };
+        self.push(kind, node.num, node.span, out)
+    }
+
+    /// The tangent of a node, its nodes appended to `out`; `None` where it is zero.
+    fn tangent(
+        &mut self,
+        id: NodeId,
+        memo: &mut HashMap<NodeId, Option<NodeId>>,
+        out: &mut Vec<NodeId>,
+    ) -> Option<NodeId> {
+        if let Some(known) = memo.get(&id) {
+            return *known;
+        }
+        let result = self.tangent_of(id, memo, out);
+        memo.insert(id, result);
+        result
+    }
+
+    fn tangent_of(
+        &mut self,
+        id: NodeId,
+        memo: &mut HashMap<NodeId, Option<NodeId>>,
+        out: &mut Vec<NodeId>,
+    ) -> Option<NodeId> {
+        if !self.activity.node(id) {
+            return None;
+        }
+        let node = self.source.nodes[id].clone();
+        let span = node.span;
+        match &node.kind {
+            NodeKind::Read(place) => {
+                let var = *self.tangent_vars.get(&place.var)?;
+                let read = Place {
+                    var,
+                    indices: place.indices.clone(),
+                };
+                Some(self.push(NodeKind::Read(read), node.num, span, out))
+            }
+            NodeKind::Cast { arg, ty } => {
+                let t = self.tangent(*arg, memo, out)?;
+                let kind = NodeKind::Cast {
+                    arg: t,
+                    ty: ty.clone(),
+                };
+                Some(self.push(kind, Num::Real, span, out))
+            }
+            NodeKind::Tuple(_) => None,
+            NodeKind::Op { op, args } => {
+                let mut terms = Vec::new();
+                for (real, operand) in differentiable_operands(&node.kind) {
+                    let Some(t) = self.tangent(operand, memo, out) else {
+                        continue;
+                    };
+                    let term = match op.partials[real] {
+                        Partial::One => t,
+                        Partial::MinusOne => self.op("neg", vec![t], span, out),
+                        Partial::Primal(other) => self.op("mul", vec![args[other], t], span, out),
+                        Partial::Rule(_) => {
+                            let partial = self.partial(op, args, id, real, span, out);
+                            self.op("mul", vec![partial, t], span, out)
+                        }
+                    };
+                    terms.push(term);
+                }
+                let mut terms = terms.into_iter();
+                let first = terms.next()?;
+                Some(terms.fold(first, |sum, term| {
+                    self.op("add", vec![sum, term], span, out)
+                }))
+            }
+            NodeKind::Call { .. } | NodeKind::Pullback { .. } => {
+                self.errors.push(syn::Error::new(
+                    span,
+                    "`hvp` and `hessian` do not differentiate through calls to other \
+                     functions yet; `_grad` and `_jvp` do",
+                ));
+                None
+            }
+            _ => None,
+        }
+    }
+
+    /// The partial of `op`'s result `y` (node `result`) with respect to its `real`-th
+    /// `f64` argument, in table operations that mirror the rule's arithmetic.
+    fn partial(
+        &mut self,
+        op: &'static Op,
+        args: &[NodeId],
+        result: NodeId,
+        real: usize,
+        span: Span,
+        out: &mut Vec<NodeId>,
+    ) -> NodeId {
+        let x = args[0];
+        let other = args.get(1).copied().unwrap_or(x);
+        let y = result;
+        let real_type = self.source.real;
+        let mut c = |this: &mut Self, value: &str| {
+            let literal = real_type.literal(value);
+            this.constant(literal, span, out)
+        };
+        macro_rules! op {
+            ($name:literal, $($arg:expr),+) => {{
+                let args = vec![$($arg),+];
+                self.op($name, args, span, out)
+            }};
+        }
+        match (op.name, real) {
+            ("div", 0) => op!("recip", other),
+            ("div", _) => {
+                let neg = op!("neg", y);
+                let inv = op!("recip", other);
+                op!("mul", neg, inv)
+            }
+            ("recip", _) => {
+                let neg = op!("neg", y);
+                op!("mul", neg, y)
+            }
+            ("powi", _) => {
+                // n·xⁿ⁻¹, with `n - 1` an integer expression.
+                let n = other;
+                let one = self.push(NodeKind::Const(quote!(1)), Num::Int, span, out);
+                let less = self.push(
+                    NodeKind::Infix {
+                        op: quote!(-),
+                        lhs: n,
+                        rhs: one,
+                    },
+                    Num::Int,
+                    span,
+                    out,
+                );
+                let power = op!("powi", x, less);
+                let ty = syn::parse_quote!(#real_type);
+                let factor = self.push(NodeKind::Cast { arg: n, ty }, Num::Real, span, out);
+                op!("mul", factor, power)
+            }
+            ("powf", 0) => {
+                let one = c(self, "1.0");
+                let less = op!("sub", other, one);
+                let power = op!("powf", x, less);
+                op!("mul", other, power)
+            }
+            ("powf", _) => {
+                let ln = op!("ln", x);
+                op!("mul", y, ln)
+            }
+            ("sqrt", _) => {
+                let half = c(self, "0.5");
+                op!("div", half, y)
+            }
+            ("cbrt", _) => {
+                let three = c(self, "3.0");
+                let one = c(self, "1.0");
+                let t = op!("mul", three, y);
+                let d = op!("mul", t, y);
+                op!("div", one, d)
+            }
+            ("exp", _) => y,
+            ("exp2", _) => {
+                let ln2 = self.float_constant("LN_2", span, out);
+                op!("mul", y, ln2)
+            }
+            ("exp_m1", _) => op!("exp", x),
+            ("ln", _) => op!("recip", x),
+            ("ln_1p", _) => {
+                let one = c(self, "1.0");
+                let s = op!("add", one, x);
+                op!("recip", s)
+            }
+            ("log2" | "log10", _) => {
+                let name = if op.name == "log2" { "LN_2" } else { "LN_10" };
+                let ln = self.float_constant(name, span, out);
+                let m = op!("mul", x, ln);
+                op!("recip", m)
+            }
+            ("log", 0) => {
+                let ln = op!("ln", other);
+                let m = op!("mul", x, ln);
+                op!("recip", m)
+            }
+            ("log", _) => {
+                let ln = op!("ln", other);
+                let m = op!("mul", other, ln);
+                let neg = op!("neg", y);
+                op!("div", neg, m)
+            }
+            ("sin", _) => op!("cos", x),
+            ("cos", _) => {
+                let s = op!("sin", x);
+                op!("neg", s)
+            }
+            ("tan", _) => {
+                let one = c(self, "1.0");
+                let sq = op!("mul", y, y);
+                op!("add", one, sq)
+            }
+            ("asin" | "acos", _) => {
+                let one = c(self, "1.0");
+                let sq = op!("mul", x, x);
+                let d = op!("sub", one, sq);
+                let r = op!("sqrt", d);
+                let inv = op!("recip", r);
+                if op.name == "acos" {
+                    op!("neg", inv)
+                } else {
+                    inv
+                }
+            }
+            ("atan", _) => {
+                let one = c(self, "1.0");
+                let sq = op!("mul", x, x);
+                let s = op!("add", one, sq);
+                op!("recip", s)
+            }
+            // `y.atan2(x)`: the receiver is `y`, the argument `x`.
+            ("atan2", _) => {
+                let xx = op!("mul", other, other);
+                let yy = op!("mul", x, x);
+                let s = op!("add", xx, yy);
+                let inv = op!("recip", s);
+                if real == 0 {
+                    op!("mul", other, inv)
+                } else {
+                    let neg = op!("neg", x);
+                    op!("mul", neg, inv)
+                }
+            }
+            ("sinh", _) => op!("cosh", x),
+            ("cosh", _) => op!("sinh", x),
+            ("tanh", _) => {
+                let one = c(self, "1.0");
+                let sq = op!("mul", y, y);
+                op!("sub", one, sq)
+            }
+            ("asinh" | "acosh", _) => {
+                let one = c(self, "1.0");
+                let sq = op!("mul", x, x);
+                let d = if op.name == "asinh" {
+                    op!("add", sq, one)
+                } else {
+                    op!("sub", sq, one)
+                };
+                let r = op!("sqrt", d);
+                op!("recip", r)
+            }
+            ("atanh", _) => {
+                let one = c(self, "1.0");
+                let sq = op!("mul", x, x);
+                let d = op!("sub", one, sq);
+                op!("recip", d)
+            }
+            ("sigmoid", _) => {
+                let one = c(self, "1.0");
+                let d = op!("sub", one, y);
+                op!("mul", y, d)
+            }
+            ("hypot", _) => {
+                let inv = op!("recip", y);
+                let which = if real == 0 { x } else { other };
+                op!("mul", which, inv)
+            }
+            ("mul_add", 0) => other,
+            ("mul_add", 1) => x,
+            ("mul_add", _) => c(self, "1.0"),
+            // Piecewise constant: the rule's partial, whose derivative is zero.
+            _ => self.push(
+                NodeKind::RulePartial {
+                    op,
+                    args: args.to_vec(),
+                    index: real,
+                },
+                Num::Real,
+                span,
+                out,
+            ),
+        }
+    }
+
+    /// `::core::f64::consts::NAME` (or `f32`).
+    fn float_constant(&mut self, name: &str, span: Span, out: &mut Vec<NodeId>) -> NodeId {
+        let module = syn::Ident::new(self.source.real.name(), Span::call_site());
+        let name = syn::Ident::new(name, Span::call_site());
+        self.constant(quote!(::core::#module::consts::#name), span, out)
+    }
+
+    fn block(&mut self, block: &Block) -> Block {
+        let mut out = Vec::new();
+        for stmt in block {
+            self.stmt(stmt, &mut out);
+        }
+        out
+    }
+
+    /// Whether a place holds a single number (not a whole array or vector).
+    fn scalar_place(&self, place: &Place) -> bool {
+        let v = &self.source.vars[place.var];
+        place.indices.len() == v.dims.len() + usize::from(v.slice)
+    }
+
+    fn stmt(&mut self, stmt: &Stmt, out: &mut Block) {
+        let mut memo = HashMap::new();
+        match stmt {
+            Stmt::Let {
+                var,
+                value: Some(value),
+                nodes,
+            } if self.tangent_vars.contains_key(var) => {
+                let tangent_var = self.tangent_vars[var];
+                let mut nodes = nodes.clone();
+                let span = self.nodes[*value].span;
+                let v = &self.source.vars[*var];
+                if v.dims.is_empty() && !v.slice {
+                    let t = self.tangent(*value, &mut memo, &mut nodes);
+                    let t = t.unwrap_or_else(|| self.zero(*var, &[], &mut nodes, span));
+                    let pair = self.push(
+                        NodeKind::Tuple(vec![*value, t]),
+                        Num::Real,
+                        span,
+                        &mut nodes,
+                    );
+                    out.push(Stmt::Unpack {
+                        vars: vec![*var, tangent_var],
+                        value: pair,
+                        nodes,
+                    });
+                    return;
+                }
+                // An array or a vector: its tangent in a statement of its own, first.
+                let mut tangent_nodes = Vec::new();
+                let t = self.whole_tangent(*value, *var, &mut tangent_nodes, span);
+                out.push(Stmt::Let {
+                    var: *var,
+                    value: Some(*value),
+                    nodes,
+                });
+                out.push(Stmt::Let {
+                    var: tangent_var,
+                    value: Some(t),
+                    nodes: tangent_nodes,
+                });
+            }
+            Stmt::Let {
+                var, value: None, ..
+            } if self.tangent_vars.contains_key(var) => {
+                out.push(stmt.clone());
+                out.push(Stmt::Let {
+                    var: self.tangent_vars[var],
+                    value: None,
+                    nodes: Vec::new(),
+                });
+            }
+            Stmt::Assign {
+                place,
+                value,
+                nodes,
+            }
+            | Stmt::Push {
+                place,
+                value,
+                nodes,
+            } if self.tangent_vars.contains_key(&place.var) => {
+                let push = matches!(stmt, Stmt::Push { .. });
+                let tangent_var = self.tangent_vars[&place.var];
+                let span = self.nodes[*value].span;
+                if !self.scalar_place(place) {
+                    // A whole array: its tangent first, then the value.
+                    let mut tangent_nodes = Vec::new();
+                    let t = self.whole_tangent(*value, place.var, &mut tangent_nodes, span);
+                    let indices = place
+                        .indices
+                        .iter()
+                        .map(|&i| self.copy_index(i, &mut tangent_nodes))
+                        .collect();
+                    out.push(Stmt::Assign {
+                        place: Place {
+                            var: tangent_var,
+                            indices,
+                        },
+                        value: t,
+                        nodes: tangent_nodes,
+                    });
+                    out.push(stmt.clone());
+                    return;
+                }
+                let mut nodes = nodes.clone();
+                let t = self.tangent(*value, &mut memo, &mut nodes);
+                let t = t.unwrap_or_else(|| self.zero(place.var, &place.indices, &mut nodes, span));
+                let pair = self.push(
+                    NodeKind::Tuple(vec![*value, t]),
+                    Num::Real,
+                    span,
+                    &mut nodes,
+                );
+                let (primal_tmp, tangent_tmp) = (self.temporary(), self.temporary());
+                out.push(Stmt::Unpack {
+                    vars: vec![primal_tmp, tangent_tmp],
+                    value: pair,
+                    nodes,
+                });
+                for (target, tmp) in [(place.var, primal_tmp), (tangent_var, tangent_tmp)] {
+                    let mut nodes = Vec::new();
+                    let indices = place
+                        .indices
+                        .iter()
+                        .map(|&i| self.copy_index(i, &mut nodes))
+                        .collect();
+                    let read = Place {
+                        var: tmp,
+                        indices: Vec::new(),
+                    };
+                    let value = self.push(NodeKind::Read(read), Num::Real, span, &mut nodes);
+                    let place = Place {
+                        var: target,
+                        indices,
+                    };
+                    out.push(if push {
+                        Stmt::Push {
+                            place,
+                            value,
+                            nodes,
+                        }
+                    } else {
+                        Stmt::Assign {
+                            place,
+                            value,
+                            nodes,
+                        }
+                    });
+                }
+            }
+            Stmt::Return { value, nodes } => {
+                let mut nodes = nodes.clone();
+                let span = self.nodes[*value].span;
+                let t = self.tangent(*value, &mut memo, &mut nodes);
+                let t = t.unwrap_or_else(|| {
+                    let zero = self.source.real.literal("0.0");
+                    self.constant(zero, span, &mut nodes)
+                });
+                let pair = self.push(
+                    NodeKind::Tuple(vec![*value, t]),
+                    Num::Real,
+                    span,
+                    &mut nodes,
+                );
+                out.push(Stmt::Return { value: pair, nodes });
+            }
+            Stmt::If {
+                cond,
+                nodes,
+                then,
+                otherwise,
+            } => {
+                self.no_calls(nodes);
+                let then = self.block(then);
+                let otherwise = self.block(otherwise);
+                out.push(Stmt::If {
+                    cond: *cond,
+                    nodes: nodes.clone(),
+                    then,
+                    otherwise,
+                });
+            }
+            Stmt::For {
+                var,
+                start,
+                end,
+                inclusive,
+                body,
+            } => {
+                let body = self.block(body);
+                out.push(Stmt::For {
+                    var: *var,
+                    start: start.clone(),
+                    end: end.clone(),
+                    inclusive: *inclusive,
+                    body,
+                });
+            }
+            Stmt::Loop {
+                counter,
+                count,
+                max_trips,
+                nodes,
+                exits,
+                body,
+            } => {
+                let body = self.block(body);
+                out.push(Stmt::Loop {
+                    counter: *counter,
+                    count: *count,
+                    max_trips: max_trips.clone(),
+                    nodes: nodes.clone(),
+                    exits: exits.clone(),
+                    body,
+                });
+            }
+            other => {
+                self.no_calls(other.nodes());
+                out.push(other.clone());
+            }
+        }
+    }
+
+    /// Reports a call among `nodes` that carries a gradient (which this transformation
+    /// cannot follow yet).
+    fn no_calls(&mut self, nodes: &[NodeId]) {
+        for &id in nodes {
+            let call = matches!(
+                self.source.nodes[id].kind,
+                NodeKind::Call { .. } | NodeKind::Pullback { .. }
+            );
+            if call && self.activity.node(id) {
+                let mut memo = HashMap::new();
+                let mut scratch = Vec::new();
+                self.tangent(id, &mut memo, &mut scratch);
+            }
+        }
+    }
+
+    /// The tangent of a whole array or vector value written to `var`: the tangent of
+    /// what it reads, or a zero of its shape.
+    fn whole_tangent(
+        &mut self,
+        value: NodeId,
+        var: VarId,
+        out: &mut Vec<NodeId>,
+        span: Span,
+    ) -> NodeId {
+        let node = self.source.nodes[value].clone();
+        match node.kind {
+            NodeKind::Read(place) if self.tangent_vars.contains_key(&place.var) => {
+                let indices = place
+                    .indices
+                    .iter()
+                    .map(|&i| self.copy_index(i, out))
+                    .collect();
+                let read = Place {
+                    var: self.tangent_vars[&place.var],
+                    indices,
+                };
+                self.push(NodeKind::Read(read), node.num, span, out)
+            }
+            NodeKind::Vector { element, len } => {
+                let len = self.copy_index(len, out);
+                let element = element
+                    .map(|_| super::super::zeros(self.source.real, &self.source.vars[var].dims));
+                self.push(NodeKind::Vector { element, len }, node.num, span, out)
+            }
+            _ => self.zero(var, &[], out, span),
+        }
+    }
+}
+
+/// The table entry named `name`.
+fn table(name: &str) -> &'static Op {
+    ops::OPS
+        .iter()
+        .find(|op| op.name == name)
+        .unwrap_or(&ops::OPS[0])
+}

@@ -1,0 +1,266 @@
+//! Second order: `#[grad(hvp)]` gives `f_hvp(p…, v_p…) -> (value, ∂f/∂p…, (H·v)_p…)` and
+//! `#[grad(hessian)]` gives `f_hessian(p…) -> (value, ∂f/∂p…, H)`. Checked against closed
+//! forms (sympy, `tests/reference/hessians.py`), against central differences of `_grad`,
+//! against each other (`H·v` from the Hessian), for symmetry, and at the points where
+//! other AD tools have returned wrong second derivatives: `x.powi(2)` and `x.powf(2.0)` at
+//! exactly 0, and the mixed partials of `hypot`.
+#![allow(clippy::needless_range_loop)] // the loops are written the way users write them
+
+use autodiff::prelude::*;
+
+mod common;
+use common::assert_close;
+
+/// The Hessian of a function of `n` numbers by central differences of its gradient.
+fn fd_hessian(gradient: impl Fn(&[f64]) -> Vec<f64>, x: &[f64]) -> Vec<Vec<f64>> {
+    (0..x.len())
+        .map(|i| {
+            let h = 1e-5 * x[i].abs().max(1.0);
+            let (mut up, mut down) = (x.to_vec(), x.to_vec());
+            up[i] += h;
+            down[i] -= h;
+            let (gu, gd) = (gradient(&up), gradient(&down));
+            gu.iter()
+                .zip(&gd)
+                .map(|(u, d)| (u - d) / (2.0 * h))
+                .collect()
+        })
+        .collect()
+}
+
+#[track_caller]
+fn assert_matrix(actual: &[Vec<f64>], expected: &[Vec<f64>], tolerance: f64, what: &str) {
+    for (i, (a, e)) in actual.iter().zip(expected).enumerate() {
+        for (j, (a, e)) in a.iter().zip(e).enumerate() {
+            assert_close(*a, *e, tolerance, &format!("{what}[{i}][{j}]"));
+        }
+    }
+}
+
+fn rows<const N: usize>(h: [[f64; N]; N]) -> Vec<Vec<f64>> {
+    h.iter().map(|r| r.to_vec()).collect()
+}
+
+// ----- closed forms ---------------------------------------------------------------------
+
+#[grad(hvp, hessian)]
+fn mixed(x: f64, y: f64, z: f64) -> f64 {
+    let s = x * y;
+    s.tanh() + x.powi(3) * y + z.exp() * (x * z).sin() / (1.0 + y * y)
+}
+
+#[grad(hessian)]
+fn hypot_scaled(x: f64, y: f64, z: f64) -> f64 {
+    x.hypot(y) * z
+}
+
+#[grad(hessian)]
+fn logs(x: f64, y: f64) -> f64 {
+    x.ln() * y.atan2(x) + (x * y).sqrt() + (1.0 + x).log(2.0 + y)
+}
+
+#[test]
+fn hessians_match_closed_forms() {
+    // From tests/reference/hessians.py.
+    let (value, dx, dy, dz, h) = mixed_hessian(0.3, 0.7, -0.4);
+    assert_eq!(value.to_bits(), mixed(0.3, 0.7, -0.4).to_bits());
+    let (_, gx, gy, gz) = mixed_grad(0.3, 0.7, -0.4);
+    assert_eq!([dx, dy, dz], [gx, gy, gz]);
+    let expected = [
+        [
+            1.074_477_924_472_204_7,
+            1.311_828_615_683_855_2,
+            0.261_523_663_904_680_57,
+        ],
+        [
+            1.311_828_615_683_855_2,
+            -0.05846107082839684,
+            -0.07529665942279602,
+        ],
+        [
+            0.261_523_663_904_680_57,
+            -0.07529665942279602,
+            0.218_977_396_174_653_84,
+        ],
+    ];
+    assert_matrix(&rows(h), &rows(expected), 1e-13, "mixed");
+
+    // hypot's mixed partials: ∂²/∂x∂y (z·√(x²+y²)) = -z·x·y / r³.
+    let (_, _, _, _, h) = hypot_scaled_hessian(0.6, -0.8, 1.5);
+    let expected = [[0.96, 0.72, 0.6], [0.72, 0.54, -0.8], [0.6, -0.8, 0.0]];
+    assert_matrix(&rows(h), &rows(expected), 1e-13, "hypot");
+
+    let (_, _, _, h) = logs_hessian(0.8, 1.7);
+    let expected = [
+        [-3.711_237_531_173_899_6, 0.369_649_361_436_289_07],
+        [0.369_649_361_436_289_07, 0.011_253_378_850_568_11],
+    ];
+    assert_matrix(&rows(h), &rows(expected), 1e-12, "logs");
+}
+
+// ----- where other tools have been wrong ------------------------------------------------
+
+#[grad(hessian)]
+fn squares_at_zero(x: f64, y: f64) -> f64 {
+    x.powi(2) + y.powf(2.0) + x * y
+}
+
+#[test]
+fn squares_at_exactly_zero_have_a_finite_hessian() {
+    // ∂²(x²)/∂x² = 2 at x = 0 (not NaN from 0·x⁻¹), the same for y.powf(2.0).
+    let (_, dx, dy, h) = squares_at_zero_hessian(0.0, 0.0);
+    assert_eq!((dx, dy), (0.0, 0.0));
+    assert_eq!(h, [[2.0, 1.0], [1.0, 2.0]]);
+}
+
+// ----- loops, branches, arrays, slices --------------------------------------------------
+
+#[grad(hvp, hessian)]
+fn rosenbrock(x: [f64; 4]) -> f64 {
+    let mut total = 0.0;
+    for i in 0..3 {
+        total += 100.0 * (x[i + 1] - x[i] * x[i]).powi(2) + (1.0 - x[i]).powi(2);
+    }
+    total
+}
+
+#[test]
+fn rosenbrock_in_four_dimensions() {
+    let x = [-1.2, 1.0, 0.5, 0.8];
+    let (value, g, h) = rosenbrock_hessian(x);
+    assert_eq!(value, rosenbrock(x));
+    assert_eq!(g, rosenbrock_grad(x).1);
+    // The closed form: tridiagonal.
+    let mut expected = [[0.0; 4]; 4];
+    for i in 0..3 {
+        expected[i][i] += 1200.0 * x[i] * x[i] - 400.0 * x[i + 1] + 2.0;
+        expected[i + 1][i + 1] += 200.0;
+        expected[i][i + 1] -= 400.0 * x[i];
+        expected[i + 1][i] -= 400.0 * x[i];
+    }
+    assert_matrix(&rows(h), &rows(expected), 1e-12, "rosenbrock");
+    // H·v by the product and by the Hessian.
+    let v = [0.3, -1.0, 0.25, 2.0];
+    let (hv_value, hv_g, hv) = rosenbrock_hvp(x, v);
+    assert_eq!((hv_value, hv_g), (value, g));
+    for i in 0..4 {
+        let expected: f64 = (0..4).map(|j| h[i][j] * v[j]).sum();
+        assert_close(hv[i], expected, 1e-12, "H·v");
+    }
+}
+
+#[grad(hvp)]
+fn loss(w: &[f64], xs: &[[f64; 2]], ys: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for (x, &y) in xs.iter().zip(ys) {
+        let z = (w[0] * x[0] + w[1] * x[1] + w[2]).tanh();
+        if z > y {
+            total += (z - y).powi(2);
+        } else {
+            total += 0.5 * (y - z).abs().sqrt();
+        }
+    }
+    let mut k = 0;
+    while k < w.len() {
+        total += 0.01 * w[k] * w[k];
+        k += 1;
+    }
+    total
+}
+
+#[test]
+fn slices_loops_and_branches_against_differences_of_the_gradient() {
+    let xs = [[1.0, 2.0], [0.5, -1.0], [-0.3, 0.8], [1.5, 0.2]];
+    let ys = [0.3, -0.2, 0.5, 0.9];
+    let w = [0.2, -0.4, 0.1];
+    let gradient = |p: &[f64]| -> Vec<f64> {
+        let (_, dw, dxs, dys) = loss_grad(p, &xs, &ys);
+        let mut g = dw;
+        g.extend(dxs.iter().flatten());
+        g.extend(dys);
+        g
+    };
+    let mut point = w.to_vec();
+    point.extend(xs.iter().flatten());
+    point.extend(ys);
+    let everything = |p: &[f64]| {
+        let rows: Vec<[f64; 2]> = p[3..11].chunks(2).map(|c| [c[0], c[1]]).collect();
+        gradient_of_all(&p[..3], &rows, &p[11..])
+    };
+    let h = fd_hessian(everything, &point);
+    for k in 0..point.len() {
+        let mut v = vec![0.0; point.len()];
+        v[k] = 1.0;
+        let rows_v: Vec<[f64; 2]> = v[3..11].chunks(2).map(|c| [c[0], c[1]]).collect();
+        let (value, dw, dxs, dys, hw, hxs, hys) =
+            loss_hvp(&w, &xs, &ys, &v[..3], &rows_v, &v[11..]);
+        assert_eq!(value.to_bits(), loss(&w, &xs, &ys).to_bits());
+        let mut g = dw;
+        g.extend(dxs.iter().flatten());
+        g.extend(dys);
+        assert_eq!(g, gradient(&point[..3]));
+        let mut column = hw;
+        column.extend(hxs.iter().flatten());
+        column.extend(hys);
+        for i in 0..point.len() {
+            assert_close(column[i], h[i][k], 1e-6, &format!("(H·e{k})[{i}]"));
+        }
+    }
+}
+
+/// The gradient of `loss` in all its parameters, flattened.
+fn gradient_of_all(w: &[f64], xs: &[[f64; 2]], ys: &[f64]) -> Vec<f64> {
+    let (_, dw, dxs, dys) = loss_grad(w, xs, ys);
+    let mut g = dw;
+    g.extend(dxs.iter().flatten());
+    g.extend(dys);
+    g
+}
+
+#[grad(hvp, hessian, wrt(a))]
+fn weighted(a: [f64; 2], scale: f64, n: usize, on: bool) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..n {
+        let term = if on {
+            (a[i % 2] * scale).sin()
+        } else {
+            a[i % 2].exp()
+        };
+        acc += term * a[(i + 1) % 2];
+    }
+    acc
+}
+
+#[test]
+fn wrt_integers_and_flags() {
+    for on in [true, false] {
+        let a = [0.4, -0.9];
+        let (value, da, h) = weighted_hessian(a, 1.3, 5, on);
+        assert_eq!(value.to_bits(), weighted(a, 1.3, 5, on).to_bits());
+        assert_eq!(da, weighted_grad(a, 1.3, 5, on).1);
+        let fd = fd_hessian(|p| weighted_grad([p[0], p[1]], 1.3, 5, on).1.to_vec(), &a);
+        assert_matrix(&rows(h), &fd, 1e-6, "weighted");
+        assert_eq!(h[0][1], h[1][0], "symmetric by construction");
+    }
+}
+
+#[grad(hvp)]
+fn single(x: f32, y: f32) -> f32 {
+    (x * y).tanh() + x * x * y
+}
+
+#[test]
+fn f32_products() {
+    let (_, _, _, hx, hy) = single_hvp(0.5, -0.25, 1.0, 0.0);
+    // ∂²/∂x² = y²·tanh''(xy) + 2y, ∂²/∂x∂y = tanh'(xy) + xy·tanh''(xy) + 2x.
+    let (x, y) = (0.5f64, -0.25f64);
+    let t = (x * y).tanh();
+    let second = -2.0 * t * (1.0 - t * t);
+    assert_close(f64::from(hx), y * y * second + 2.0 * y, 1e-5, "f32 hxx");
+    assert_close(
+        f64::from(hy),
+        (1.0 - t * t) + x * y * second + 2.0 * x,
+        1e-5,
+        "f32 hxy",
+    );
+}
