@@ -76,7 +76,7 @@ pub fn neuron_generated(x: &[f64; 17]) -> (f64, [f64; 17]) {
 }
 
 /// The 10-dimensional Rosenbrock function, `Σ 100·(x[i+1] - x[i]²)² + (1 - x[i])²`.
-#[grad(jvp)]
+#[grad(jvp, hvp, hessian)]
 pub fn rosenbrock(
     x0: f64,
     x1: f64,
@@ -574,7 +574,7 @@ pub fn tanh_chain_exp_generated(x: &[f64; 50]) -> (f64, [f64; 50]) {
 
 /// A chain of 200 `let`s, each using the previous two: `v0 = x0`, `v1 = x1`,
 /// `v[k+2] = sin(v[k+1]·v[k]) + x[k % 4]`; returns `v201`.
-#[grad(jvp)]
+#[grad(jvp, hvp, hessian)]
 pub fn deep(x0: f64, x1: f64, x2: f64, x3: f64) -> f64 {
     let v2 = (x1 * x0).sin() + x0;
     let v3 = (v2 * x1).sin() + x1;
@@ -844,4 +844,41 @@ pub fn tanh_chain_exp_tangent(x: &[f64; 50], t: &[f64; 50]) -> (f64, f64) {
 #[inline]
 pub fn deep_tangent(x: &[f64; 4], t: &[f64; 4]) -> (f64, f64) {
     deep_jvp(x[0], x[1], x[2], x[3], t[0], t[1], t[2], t[3])
+}
+
+/// [`rosenbrock_hvp`] on arrays: the value, the gradient and `H·v`.
+#[inline]
+pub fn rosenbrock_hvp_arrays(x: &[f64; 10], v: &[f64; 10]) -> (f64, [f64; 10], [f64; 10]) {
+    let (value, d0, d1, d2, d3, d4, d5, d6, d7, d8, d9, h0, h1, h2, h3, h4, h5, h6, h7, h8, h9) =
+        rosenbrock_hvp(
+            x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9], v[0], v[1], v[2], v[3],
+            v[4], v[5], v[6], v[7], v[8], v[9],
+        );
+    (
+        value,
+        [d0, d1, d2, d3, d4, d5, d6, d7, d8, d9],
+        [h0, h1, h2, h3, h4, h5, h6, h7, h8, h9],
+    )
+}
+
+/// [`rosenbrock_hessian`] on an array: the value and the Hessian.
+#[inline]
+pub fn rosenbrock_hessian_array(x: &[f64; 10]) -> (f64, [[f64; 10]; 10]) {
+    let r = rosenbrock_hessian(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9]);
+    (r.0, r.11)
+}
+
+/// [`deep_hvp`] on arrays: the value, the gradient and `H·v`.
+#[inline]
+pub fn deep_hvp_arrays(x: &[f64; 4], v: &[f64; 4]) -> (f64, [f64; 4], [f64; 4]) {
+    let (value, d0, d1, d2, d3, h0, h1, h2, h3) =
+        deep_hvp(x[0], x[1], x[2], x[3], v[0], v[1], v[2], v[3]);
+    (value, [d0, d1, d2, d3], [h0, h1, h2, h3])
+}
+
+/// [`deep_hessian`] on an array: the value and the Hessian.
+#[inline]
+pub fn deep_hessian_array(x: &[f64; 4]) -> (f64, [[f64; 4]; 4]) {
+    let r = deep_hessian(x[0], x[1], x[2], x[3]);
+    (r.0, r.5)
 }

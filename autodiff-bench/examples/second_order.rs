@@ -1,0 +1,136 @@
+//! Second order, side by side in one process: `#[grad(hvp)]`'s `_hvp` against one `_grad`,
+//! and `#[grad(hessian)]`'s `_hessian` against `num-dual`'s `hessian` (second-order
+//! vector dual numbers) and against one `_hvp` per input, on Rosenbrock in 10 dimensions
+//! and on `deep` (4 inputs, 200 shared `let`s). Interleaved rounds, medians.
+//!
+//! ```sh
+//! cargo run --release -p autodiff-bench --example second_order
+//! ```
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use autodiff_bench::workloads::{deep, rosenbrock};
+use autodiff_bench::written_out as w;
+use nalgebra::SVector;
+use num_dual::Dual2SVec64;
+
+const ROUNDS: usize = 25;
+const BATCH: Duration = Duration::from_millis(4);
+
+/// Median nanoseconds per call of each closure, timed in interleaved rounds.
+fn race(runs: &[&dyn Fn()]) -> Vec<f64> {
+    let time = |run: &dyn Fn(), n: u64| {
+        let start = Instant::now();
+        for _ in 0..n {
+            run();
+        }
+        start.elapsed()
+    };
+    let iterations: Vec<u64> = runs
+        .iter()
+        .map(|run| {
+            let mut n = 1;
+            while time(*run, n) < BATCH && n < 1 << 40 {
+                n *= 2;
+            }
+            n
+        })
+        .collect();
+    let mut samples = vec![Vec::new(); runs.len()];
+    for round in 0..ROUNDS {
+        for k in 0..runs.len() {
+            let i = (k + round) % runs.len();
+            let t = time(runs[i], iterations[i]);
+            samples[i].push(t.as_secs_f64() * 1e9 / iterations[i] as f64);
+        }
+    }
+    samples
+        .into_iter()
+        .map(|mut s| {
+            s.sort_by(f64::total_cmp);
+            s[s.len() / 2]
+        })
+        .collect()
+}
+
+fn report<const N: usize>(
+    name: &str,
+    x: [f64; N],
+    grad: fn(&[f64; N]) -> (f64, [f64; N]),
+    hvp: fn(&[f64; N], &[f64; N]) -> (f64, [f64; N], [f64; N]),
+    hessian: fn(&[f64; N]) -> (f64, [[f64; N]; N]),
+    dual: fn(&[Dual2SVec64<N>]) -> Dual2SVec64<N>,
+) {
+    // The same Hessian three ways.
+    let (_, h) = hessian(&x);
+    let (_, _, nd) = num_dual::hessian(
+        |v: SVector<Dual2SVec64<N>, N>| dual(v.as_slice()),
+        &SVector::from(x),
+    );
+    let mut worst = 0.0f64;
+    for i in 0..N {
+        let e: [f64; N] = std::array::from_fn(|j| f64::from(u8::from(i == j)));
+        let (_, _, column) = hvp(&x, &e);
+        for j in 0..N {
+            let scale = nd[(i, j)].abs().max(1.0);
+            worst = worst
+                .max((h[i][j] - nd[(i, j)]).abs() / scale)
+                .max((column[j] - nd[(j, i)]).abs() / scale);
+        }
+    }
+    let v: [f64; N] = std::array::from_fn(|i| 0.5 - 0.25 * (i % 5) as f64);
+    let times = race(&[
+        &|| {
+            black_box(&grad(black_box(&x)));
+        },
+        &|| {
+            black_box(&hvp(black_box(&x), black_box(&v)));
+        },
+        &|| {
+            black_box(&hessian(black_box(&x)));
+        },
+        &|| {
+            black_box(&num_dual::hessian(
+                |v: SVector<Dual2SVec64<N>, N>| dual(v.as_slice()),
+                &SVector::from(*black_box(&x)),
+            ));
+        },
+        &|| {
+            for i in 0..N {
+                let e: [f64; N] = std::array::from_fn(|j| f64::from(u8::from(i == j)));
+                black_box(&hvp(black_box(&x), &e));
+            }
+        },
+    ]);
+    let [g, p, h, d, n] = [times[0], times[1], times[2], times[3], times[4]];
+    println!(
+        "| `{name}` | {g:.1} ns | {p:.1} ns | {h:.0} ns | {d:.0} ns | {n:.0} ns | {:.2}x | {:.2}x | {:.2}x | {worst:.0e} |",
+        p / g,
+        d / h,
+        n / h
+    );
+}
+
+fn main() {
+    println!(
+        "| workload | _grad | _hvp | _hessian | num-dual hessian | n × _hvp | _hvp / _grad | num-dual / _hessian | n × _hvp / _hessian | largest difference |"
+    );
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    report(
+        "rosenbrock",
+        rosenbrock::workload().point,
+        w::rosenbrock_generated,
+        w::rosenbrock_hvp_arrays,
+        w::rosenbrock_hessian_array,
+        rosenbrock::with_dual,
+    );
+    report(
+        "deep",
+        deep::workload().point,
+        w::deep_generated,
+        w::deep_hvp_arrays,
+        w::deep_hessian_array,
+        deep::with_dual,
+    );
+}
