@@ -89,6 +89,10 @@ struct Tally {
     unchecked: Vec<&'static str>,
     fd_checked: usize,
     fd_skipped: usize,
+    /// Hessian–vector products checked against differences of the gradient, and skipped
+    /// where two step sizes disagree.
+    hvp_checked: usize,
+    hvp_skipped: usize,
     /// Programs with a `#[grad(reassociate)]` function checked at a point at least.
     reassociated: usize,
     /// Those whose gradient's value differed from the original's in its bits somewhere.
@@ -286,6 +290,72 @@ fn compare(case: &Case, args: &Args, tape: (f64, &[f64], f64), tally: &mut Tally
         }
     }
     check_jvp(case, args, value, &partials, largest, &mut fail);
+    if let Some(hvp) = case.hvp {
+        // Along the same direction as forward mode: the value, the gradient, and H·t
+        // against central differences of the gradient along t (in f64, at two steps).
+        let direction = direction(partials.len());
+        let tangents = args.with_flat(case.partials, &direction);
+        let (hvp_value, gradient, product) = hvp(args, &tangents);
+        if !agree(case, hvp_value, value, largest) {
+            fail(format!(
+                "the value of _hvp is {hvp_value:e}, the original's {value:e}"
+            ));
+        }
+        // Its gradient against `_grad`'s: the same partials, rounded along other paths (in
+        // `f32`, where a program's gradient can lose 4 digits to cancellation, to the
+        // tolerance of an `f32` value).
+        let scale = partials
+            .iter()
+            .chain(&gradient)
+            .fold(1.0f64, |m, d| m.max(d.abs()));
+        let relative = if case.single { VALUE_F32 } else { 1e-9 };
+        for (i, (g, d)) in gradient.iter().zip(&partials).enumerate() {
+            if !within(*g, *d, relative * scale) {
+                fail(format!("partial {i} of _hvp is {g:e}, _grad's {d:e}"));
+            }
+        }
+        // Not where a `stop_gradient` holds a value constant: the gradient's value still
+        // moves with it, its derivative in the sweep does not.
+        if !case.single && case.differences && product.len() == partials.len() {
+            let flat = args.flat(case.partials);
+            let along = |h: f64| -> Vec<f64> {
+                let at = |s: f64| -> Vec<f64> {
+                    flat.iter()
+                        .zip(&direction)
+                        .map(|(x, d)| x + s * d)
+                        .collect()
+                };
+                let up = (case.gradient)(&args.with_flat(case.partials, &at(h))).1;
+                let down = (case.gradient)(&args.with_flat(case.partials, &at(-h))).1;
+                up.iter()
+                    .zip(&down)
+                    .map(|(u, d)| (u - d) / (2.0 * h))
+                    .collect()
+            };
+            let (coarse, fine) = (along(1e-5), along(1e-6));
+            let size = fine
+                .iter()
+                .chain(&product)
+                .fold(1.0f64, |m, d| m.max(d.abs()));
+            let tolerance = 1e-4 * size;
+            if coarse
+                .iter()
+                .zip(&fine)
+                .all(|(c, f)| within(*c, *f, tolerance))
+            {
+                tally.hvp_checked += 1;
+                for (i, (p, f)) in product.iter().zip(&fine).enumerate() {
+                    if !within(*p, *f, tolerance) {
+                        fail(format!(
+                            "(H·t)[{i}] of _hvp is {p:e}, differences of the gradient give {f:e}"
+                        ));
+                    }
+                }
+            } else {
+                tally.hvp_skipped += 1;
+            }
+        }
+    }
     if !case.differences {
         return (differing, off);
     }
@@ -358,6 +428,8 @@ pub fn check_batch(cases: &[Case], seed: u64) {
         total.unchecked.extend(t.unchecked);
         total.fd_checked += t.fd_checked;
         total.fd_skipped += t.fd_skipped;
+        total.hvp_checked += t.hvp_checked;
+        total.hvp_skipped += t.hvp_skipped;
         total.reassociated += t.reassociated;
         total.reassociated_differing += t.reassociated_differing;
         total.reassociated_worst = total.reassociated_worst.max(t.reassociated_worst);
@@ -369,7 +441,9 @@ pub fn check_batch(cases: &[Case], seed: u64) {
          {} programs with no usable point, {} partials against finite differences ({} \
          skipped where step sizes disagree); \
          {} programs with #[grad(reassociate)] checked, {} of them with a value differing \
-         from the original's in its bits (by up to {:.1e} of the largest variable)",
+         from the original's in its bits (by up to {:.1e} of the largest variable); \
+         {} Hessian-vector products against differences of the gradient ({} skipped \
+         where step sizes disagree)",
         cases.len(),
         total.points,
         total.near_kink,
@@ -380,7 +454,9 @@ pub fn check_batch(cases: &[Case], seed: u64) {
         total.fd_skipped,
         total.reassociated,
         total.reassociated_differing,
-        total.reassociated_worst
+        total.reassociated_worst,
+        total.hvp_checked,
+        total.hvp_skipped
     );
     if !total.unchecked.is_empty() {
         println!(
@@ -431,10 +507,7 @@ fn check_jvp(
     largest: f64,
     fail: &mut impl FnMut(String),
 ) {
-    // Multiples of 1/4, exact in `f32` too.
-    let direction: Vec<f64> = (0..partials.len())
-        .map(|k| ((k * 7 + 3) % 9) as f64 * 0.25 - 1.0)
-        .collect();
+    let direction = direction(partials.len());
     let tangents = args.with_flat(case.partials, &direction);
     let (jvp_value, tangent) = (case.jvp)(args, &tangents);
     if !agree(case, jvp_value, value, largest) {
@@ -457,4 +530,12 @@ fn check_jvp(
             "the tangent of _jvp is {tangent:e}, the gradient's dot product {expected:e}"
         ));
     }
+}
+
+/// A direction through every differentiated number: multiples of 1/4 in [-1, 1], exact in
+/// `f32` too.
+fn direction(len: usize) -> Vec<f64> {
+    (0..len)
+        .map(|k| ((k * 7 + 3) % 9) as f64 * 0.25 - 1.0)
+        .collect()
 }

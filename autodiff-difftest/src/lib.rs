@@ -133,9 +133,16 @@ pub struct Case {
     /// second (the same arguments, other numbers in the differentiated parameters): the
     /// value and the tangent.
     pub jvp: fn(&Args, &Args) -> (f64, f64),
+    /// Second order, `_hvp`, where the program has it (its main function calls no other
+    /// function): at the point of the first `Args` along the second, the value, the
+    /// gradient and the Hessian–vector product, flattened.
+    pub hvp: Option<HvpFn>,
     /// The same on a `Tape`.
     pub tape: fn(&Args) -> TapeRun,
 }
+
+/// A program's `_hvp` adapter: the value, the gradient and `H·t`, flattened.
+pub type HvpFn = fn(&Args, &Args) -> (f64, Vec<f64>, Vec<f64>);
 
 /// What the `Tape` twin of a program computes at a point: the value, the partials
 /// (flattened, in the gradient's order), the distance to the nearest kink or branch

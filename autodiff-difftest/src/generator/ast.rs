@@ -438,6 +438,9 @@ pub struct Function {
     /// `#[grad(reassociate)]`: the gradient may add the sums its loops accumulate in
     /// another order (its value may differ from the function's in the last bits).
     pub reassociate: bool,
+    /// `#[grad(hvp)]` too: the program's main function, when nothing in it calls another
+    /// function (which second order does not follow yet).
+    pub second_order: bool,
 }
 
 impl Function {
@@ -1174,6 +1177,9 @@ impl Writer {
             }
             // Forward mode everywhere: a function's `_jvp` calls its callees' `_jvp`.
             args.push("jvp".into());
+            if f.second_order {
+                args.push("hvp".into());
+            }
             if args.is_empty() {
                 self.line("#[grad]");
             } else {
@@ -1358,6 +1364,16 @@ impl Program {
             f.outputs.iter().for_each(|e| visit_expr(e, &mut check));
         }
         !stopped
+    }
+
+    /// Whether its main function gets `#[grad(hvp)]`: it calls no other function and
+    /// returns one number.
+    pub fn second_order_applies(&self) -> bool {
+        self.helpers.is_empty()
+            && self.methods.is_empty()
+            && self.structure.is_none()
+            && !self.long
+            && self.main.outputs.is_empty()
     }
 
     /// Whether a function of the program is `#[grad(reassociate)]`: then the value of the

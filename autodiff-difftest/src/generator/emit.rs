@@ -43,7 +43,9 @@ pub fn module(name: &str, program: &Program) -> String {
             }
             s.push_str("}\n");
         }
-        s.push_str(&render_function(&program.main, target, true, single));
+        let mut main = program.main.clone();
+        main.second_order = program.second_order_applies();
+        s.push_str(&render_function(&main, target, true, single));
     }
     let main = &program.main;
     let args: Vec<String> = main
@@ -81,6 +83,21 @@ pub fn module(name: &str, program: &Program) -> String {
         main.name,
         tangents.join(", ")
     );
+    // Second order, where the main function has it: the value, the gradient and H·t.
+    if program.second_order_applies() {
+        let _ = writeln!(
+            s,
+            "pub fn hvp(a: &Args, t: &Args) -> (f64, Vec<f64>, Vec<f64>) {{\n    let r = {}_hvp({args}, {});\n    let (mut g, mut h) = (Vec::new(), Vec::new());",
+            main.name,
+            tangents.join(", ")
+        );
+        let k = partials.len();
+        for i in 0..k {
+            let _ = writeln!(s, "    r.{}.flat_out(&mut g);", i + 1);
+            let _ = writeln!(s, "    r.{}.flat_out(&mut h);", i + 1 + k);
+        }
+        let _ = writeln!(s, "    (r.0{widen}, g, h)\n}}");
+    }
     s.push_str("pub fn tape(a: &Args) -> (f64, Vec<f64>, f64, f64) {\n");
     let ctx = if program.long { "moving_only" } else { "new" };
     let _ = writeln!(
@@ -212,7 +229,7 @@ pub fn case(name: &str, program: &Program, source: &str) -> String {
         .map(|i| i.to_string())
         .collect();
     format!(
-        "Case {{ name: {name:?}, params: &[{}], partials: &[{}], slice_min: {}, differences: {}, single: {}, reassociate: {}, powi: {}, original: {name}::original, gradient: {name}::gradient, jvp: {name}::jvp, tape: {name}::tape }},\n",
+        "Case {{ name: {name:?}, params: &[{}], partials: &[{}], slice_min: {}, differences: {}, single: {}, reassociate: {}, powi: {}, original: {name}::original, gradient: {name}::gradient, jvp: {name}::jvp, hvp: {}, tape: {name}::tape }},\n",
         params.join(", "),
         partials.join(", "),
         program.slice_min,
@@ -220,6 +237,11 @@ pub fn case(name: &str, program: &Program, source: &str) -> String {
         program.single,
         program.reassociates(),
         source.contains(".powi("),
+        if program.second_order_applies() {
+            format!("Some({name}::hvp)")
+        } else {
+            "None".to_string()
+        },
     )
 }
 

@@ -895,6 +895,7 @@ fn random_function(g: &mut Gen, name: &str, role: Role) -> Function {
         generics,
         method: role.method,
         reassociate: false,
+        second_order: false,
     }
 }
 

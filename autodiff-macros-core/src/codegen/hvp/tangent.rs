@@ -643,11 +643,18 @@ impl Transform<'_> {
                 });
                 for (target, tmp) in [(place.var, primal_tmp), (tangent_var, tangent_tmp)] {
                     let mut nodes = Vec::new();
-                    let indices = place
-                        .indices
-                        .iter()
-                        .map(|&i| self.copy_index(i, &mut nodes))
-                        .collect();
+                    let indices = if push {
+                        // The new element's index is the length of the vector pushed onto,
+                        // before the push.
+                        let len = self.push(NodeKind::Len(target), Num::Int, span, &mut nodes);
+                        vec![len]
+                    } else {
+                        place
+                            .indices
+                            .iter()
+                            .map(|&i| self.copy_index(i, &mut nodes))
+                            .collect()
+                    };
                     let read = Place {
                         var: tmp,
                         indices: Vec::new(),
