@@ -54,12 +54,17 @@ fn race(runs: &[&dyn Fn()]) -> Vec<f64> {
         .collect()
 }
 
+/// `_hvp` on arrays: the value, the gradient and `H·v`.
+type Hvp<const N: usize> = fn(&[f64; N], &[f64; N]) -> (f64, [f64; N], [f64; N]);
+/// `_hessian` on an array: the value and `H`.
+type Hessian<const N: usize> = fn(&[f64; N]) -> (f64, [[f64; N]; N]);
+
 fn report<const N: usize>(
     name: &str,
     x: [f64; N],
     grad: fn(&[f64; N]) -> (f64, [f64; N]),
-    hvp: fn(&[f64; N], &[f64; N]) -> (f64, [f64; N], [f64; N]),
-    hessian: fn(&[f64; N]) -> (f64, [[f64; N]; N]),
+    hvp: Hvp<N>,
+    hessian: Hessian<N>,
     dual: fn(&[Dual2SVec64<N>]) -> Dual2SVec64<N>,
 ) {
     // The same Hessian three ways.
