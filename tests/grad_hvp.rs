@@ -105,6 +105,30 @@ fn squares_at_zero(x: f64, y: f64) -> f64 {
     x.powi(2) + y.powf(2.0) + x * y
 }
 
+/// `powi(0)` of a value that is 0 (found by the random programs: its partial `0·x⁻¹` was
+/// NaN in the tangent function), with the exponent written and known at run time.
+#[grad(hessian)]
+fn zeroth_powers(x: f64, y: f64, n: i32) -> f64 {
+    (x * 0.0).powi(0) * y + (y - y).powi(n) * x + x.powi(n + 2)
+}
+
+#[test]
+fn zeroth_powers_of_zero_have_a_finite_hessian() {
+    for n in [0, 1, 2] {
+        let (value, dx, dy, h) = zeroth_powers_hessian(1.5, 0.5, n);
+        assert_eq!(value.to_bits(), zeroth_powers(1.5, 0.5, n).to_bits());
+        assert_eq!((dx, dy), {
+            let (_, dx, dy) = zeroth_powers_grad(1.5, 0.5, n);
+            (dx, dy)
+        });
+        // ∂²/∂x² of x^(n+2) is (n+2)(n+1)x^n; (y - y)^n·x adds ∂²/∂x∂y only for n = 1
+        // (∂/∂y of 0^1 = 1 - 1 = 0, so nothing); the rest is linear in y.
+        let xx = f64::from((n + 2) * (n + 1)) * 1.5f64.powi(n);
+        assert_close(h[0][0], xx, 1e-14, "xx");
+        assert!(h.iter().flatten().all(|v| v.is_finite()), "{h:?} for n = {n}");
+    }
+}
+
 #[test]
 fn squares_at_exactly_zero_have_a_finite_hessian() {
     // ∂²(x²)/∂x² = 2 at x = 0 (not NaN from 0·x⁻¹), the same for y.powf(2.0).

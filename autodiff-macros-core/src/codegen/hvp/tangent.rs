@@ -338,10 +338,6 @@ impl Transform<'_> {
         let other = args.get(1).copied().unwrap_or(x);
         let y = result;
         let real_type = self.source.real;
-        let mut c = |this: &mut Self, value: &str| {
-            let literal = real_type.literal(value);
-            this.constant(literal, span, out)
-        };
         macro_rules! op {
             ($name:literal, $($arg:expr),+) => {{
                 let args = vec![$($arg),+];
@@ -360,26 +356,53 @@ impl Transform<'_> {
                 op!("mul", neg, y)
             }
             ("powi", _) => {
-                // n·xⁿ⁻¹, with `n - 1` an integer expression.
+                // n·xⁿ⁻¹, and 0 for n = 0 as the rule has it (not 0·x⁻¹, NaN at x = 0).
                 let n = other;
-                let one = self.push(NodeKind::Const(quote!(1)), Num::Int, span, out);
-                let less = self.push(
-                    NodeKind::Infix {
-                        op: quote!(-),
-                        lhs: n,
-                        rhs: one,
-                    },
-                    Num::Int,
-                    span,
-                    out,
-                );
-                let power = op!("powi", x, less);
-                let ty = syn::parse_quote!(#real_type);
-                let factor = self.push(NodeKind::Cast { arg: n, ty }, Num::Real, span, out);
-                op!("mul", factor, power)
+                let literal = match &self.nodes[n].kind {
+                    NodeKind::Const(tokens) => tokens.to_string().parse::<i32>().ok(),
+                    _ => None,
+                };
+                match literal {
+                    Some(0) => self.real_constant("0.0", span, out),
+                    Some(k) => {
+                        let less = k.saturating_sub(1);
+                        let less = self.push(NodeKind::Const(quote!(#less)), Num::Int, span, out);
+                        let power = op!("powi", x, less);
+                        let factor = self.real_constant(&format!("{k}.0"), span, out);
+                        op!("mul", factor, power)
+                    }
+                    None => {
+                        // An exponent known at run time: n - 1 + (n == 0) as i32, which is
+                        // 0 for n = 0, so that the product is 0·x⁰ = 0.
+                        let int = |this: &mut Self, tokens: TokenStream, out: &mut Vec<NodeId>| {
+                            this.push(NodeKind::Const(tokens), Num::Int, span, out)
+                        };
+                        let infix = |this: &mut Self, op, lhs, rhs, num, out: &mut Vec<NodeId>| {
+                            this.push(NodeKind::Infix { op, lhs, rhs }, num, span, out)
+                        };
+                        let (one, zero) = (int(self, quote!(1), out), int(self, quote!(0), out));
+                        let less = infix(self, quote!(-), n, one, Num::Int, out);
+                        let is_zero = infix(self, quote!(==), n, zero, Num::Bool, out);
+                        let i32_type = syn::parse_quote!(::core::primitive::i32);
+                        let bump = self.push(
+                            NodeKind::Cast {
+                                arg: is_zero,
+                                ty: i32_type,
+                            },
+                            Num::Int,
+                            span,
+                            out,
+                        );
+                        let exponent = infix(self, quote!(+), less, bump, Num::Int, out);
+                        let power = op!("powi", x, exponent);
+                        let ty = syn::parse_quote!(#real_type);
+                        let factor = self.push(NodeKind::Cast { arg: n, ty }, Num::Real, span, out);
+                        op!("mul", factor, power)
+                    }
+                }
             }
             ("powf", 0) => {
-                let one = c(self, "1.0");
+                let one = self.real_constant("1.0", span, out);
                 let less = op!("sub", other, one);
                 let power = op!("powf", x, less);
                 op!("mul", other, power)
@@ -389,12 +412,12 @@ impl Transform<'_> {
                 op!("mul", y, ln)
             }
             ("sqrt", _) => {
-                let half = c(self, "0.5");
+                let half = self.real_constant("0.5", span, out);
                 op!("div", half, y)
             }
             ("cbrt", _) => {
-                let three = c(self, "3.0");
-                let one = c(self, "1.0");
+                let three = self.real_constant("3.0", span, out);
+                let one = self.real_constant("1.0", span, out);
                 let t = op!("mul", three, y);
                 let d = op!("mul", t, y);
                 op!("div", one, d)
@@ -407,7 +430,7 @@ impl Transform<'_> {
             ("exp_m1", _) => op!("exp", x),
             ("ln", _) => op!("recip", x),
             ("ln_1p", _) => {
-                let one = c(self, "1.0");
+                let one = self.real_constant("1.0", span, out);
                 let s = op!("add", one, x);
                 op!("recip", s)
             }
@@ -434,12 +457,12 @@ impl Transform<'_> {
                 op!("neg", s)
             }
             ("tan", _) => {
-                let one = c(self, "1.0");
+                let one = self.real_constant("1.0", span, out);
                 let sq = op!("mul", y, y);
                 op!("add", one, sq)
             }
             ("asin" | "acos", _) => {
-                let one = c(self, "1.0");
+                let one = self.real_constant("1.0", span, out);
                 let sq = op!("mul", x, x);
                 let d = op!("sub", one, sq);
                 let r = op!("sqrt", d);
@@ -451,7 +474,7 @@ impl Transform<'_> {
                 }
             }
             ("atan", _) => {
-                let one = c(self, "1.0");
+                let one = self.real_constant("1.0", span, out);
                 let sq = op!("mul", x, x);
                 let s = op!("add", one, sq);
                 op!("recip", s)
@@ -472,12 +495,12 @@ impl Transform<'_> {
             ("sinh", _) => op!("cosh", x),
             ("cosh", _) => op!("sinh", x),
             ("tanh", _) => {
-                let one = c(self, "1.0");
+                let one = self.real_constant("1.0", span, out);
                 let sq = op!("mul", y, y);
                 op!("sub", one, sq)
             }
             ("asinh" | "acosh", _) => {
-                let one = c(self, "1.0");
+                let one = self.real_constant("1.0", span, out);
                 let sq = op!("mul", x, x);
                 let d = if op.name == "asinh" {
                     op!("add", sq, one)
@@ -488,13 +511,13 @@ impl Transform<'_> {
                 op!("recip", r)
             }
             ("atanh", _) => {
-                let one = c(self, "1.0");
+                let one = self.real_constant("1.0", span, out);
                 let sq = op!("mul", x, x);
                 let d = op!("sub", one, sq);
                 op!("recip", d)
             }
             ("sigmoid", _) => {
-                let one = c(self, "1.0");
+                let one = self.real_constant("1.0", span, out);
                 let d = op!("sub", one, y);
                 op!("mul", y, d)
             }
@@ -505,7 +528,7 @@ impl Transform<'_> {
             }
             ("mul_add", 0) => other,
             ("mul_add", 1) => x,
-            ("mul_add", _) => c(self, "1.0"),
+            ("mul_add", _) => self.real_constant("1.0", span, out),
             // Piecewise constant: the rule's partial, whose derivative is zero.
             _ => self.push(
                 NodeKind::RulePartial {
@@ -518,6 +541,12 @@ impl Transform<'_> {
                 out,
             ),
         }
+    }
+
+    /// A number of the function's float type, written out (`1.0f64`).
+    fn real_constant(&mut self, value: &str, span: Span, out: &mut Vec<NodeId>) -> NodeId {
+        let literal = self.source.real.literal(value);
+        self.constant(literal, span, out)
     }
 
     /// `::core::f64::consts::NAME` (or `f32`).
