@@ -125,7 +125,10 @@ fn zeroth_powers_of_zero_have_a_finite_hessian() {
         // (∂/∂y of 0^1 = 1 - 1 = 0, so nothing); the rest is linear in y.
         let xx = f64::from((n + 2) * (n + 1)) * 1.5f64.powi(n);
         assert_close(h[0][0], xx, 1e-14, "xx");
-        assert!(h.iter().flatten().all(|v| v.is_finite()), "{h:?} for n = {n}");
+        assert!(
+            h.iter().flatten().all(|v| v.is_finite()),
+            "{h:?} for n = {n}"
+        );
     }
 }
 
@@ -135,6 +138,53 @@ fn squares_at_exactly_zero_have_a_finite_hessian() {
     let (_, dx, dy, h) = squares_at_zero_hessian(0.0, 0.0);
     assert_eq!((dx, dy), (0.0, 0.0));
     assert_eq!(h, [[2.0, 1.0], [1.0, 2.0]]);
+}
+
+// ----- through calls to other annotated functions ---------------------------------------
+
+/// Called below; `hvp` gives it the pullback of its tangent function that the callers'
+/// second order calls.
+#[grad(hvp)]
+fn inner(a: f64, b: f64) -> f64 {
+    (a * b).sin() + a.exp() * b
+}
+
+#[grad(hvp, hessian)]
+fn outer(x: f64, y: f64) -> f64 {
+    let u = inner(x * y, x) + y;
+    let mut acc = 0.0;
+    for k in 0..3 {
+        acc += inner(u, k as f64).tanh();
+    }
+    acc * inner(2.0, y)
+}
+
+#[test]
+fn a_hessian_through_calls_to_another_annotated_function() {
+    let point = [0.4, -0.7];
+    let (value, dx, dy, h) = outer_hessian(point[0], point[1]);
+    assert_eq!(value.to_bits(), outer(point[0], point[1]).to_bits());
+    let (_, gx, gy) = outer_grad(point[0], point[1]);
+    assert_close(dx, gx, 1e-14, "dx");
+    assert_close(dy, gy, 1e-14, "dy");
+    let fd = fd_hessian(
+        |p| {
+            let (_, gx, gy) = outer_grad(p[0], p[1]);
+            vec![gx, gy]
+        },
+        &point,
+    );
+    assert_matrix(&rows(h), &fd, 1e-7, "through calls");
+    // The callee's own second order, by the same route.
+    let (_, _, _, ha, hb) = inner_hvp(0.3, 1.1, 1.0, 0.0);
+    let (a, b) = (0.3f64, 1.1f64);
+    assert_close(ha, -b * b * (a * b).sin() + a.exp() * b, 1e-14, "∂²/∂a²");
+    assert_close(
+        hb,
+        (a * b).cos() - a * b * (a * b).sin() + a.exp(),
+        1e-14,
+        "∂²/∂a∂b",
+    );
 }
 
 // ----- loops, branches, arrays, slices --------------------------------------------------

@@ -4,10 +4,10 @@
 //! f(p) -> y
 //!   │ tangent (IR → IR, `tangent`)
 //!   ▼
-//! __f_jvp(p, t) -> (y, ẏ)            ẏ = ∇f(p)·t
+//! f_tangent(p, t) -> (y, ẏ)           ẏ = ∇f(p)·t
 //!   │ pullback (the reverse sweep every `#[grad]` function gets, `vjp`)
 //!   ▼
-//! __f_jvp_vjp(p, t, seed = (0, 1))   ∂ẏ/∂p = H(p)·t,   ∂ẏ/∂t = ∇f(p)
+//! f_tangent_vjp(p, t, seed = (0, 1))  ∂ẏ/∂p = H(p)·t,   ∂ẏ/∂t = ∇f(p)
 //! ```
 //!
 //! Reverse over forward: the tangent function is a function of the same IR, made of
@@ -160,7 +160,12 @@ pub fn second_order(
     } else {
         quote!(#pullback_name)
     };
+    // The tangent function as plain code too, under its hidden name: the forward pass of
+    // a caller's second order calls it for the value and tangent of a call.
+    let tangent_code = super::jvp::jvp_fn_named(function, activity, &tangent.original.sig.ident);
     let mut out = quote! {
+        #[doc(hidden)]
+        #tangent_code
         #[doc(hidden)]
         #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
         #pullback

@@ -41,6 +41,7 @@ pub fn tangent_function(function: &Function, activity: &Activity) -> syn::Result
         nodes: function.nodes.clone(),
         vars: function.vars.clone(),
         tangent_vars: HashMap::new(),
+        hoisted: HashMap::new(),
         errors: crate::errors::Errors::default(),
     };
     let mut params = function.params.clone();
@@ -113,13 +114,13 @@ pub fn tangent_function(function: &Function, activity: &Activity) -> syn::Result
     })
 }
 
-/// The item the tangent function stands for: `__<name>_jvp(p…, t_p…) -> (f64, f64)`,
+/// The item the tangent function stands for: `<name>_tangent(p…, t_p…) -> (f64, f64)`,
 /// hidden, with the original's attributes that its generated functions keep.
 fn signature(function: &Function, params: &[Param]) -> syn::ItemFn {
     let original = &function.original;
     let name = original.sig.ident.to_string();
     let name = name.strip_prefix("r#").unwrap_or(&name);
-    let ident = syn::Ident::new(&format!("__{name}_jvp"), original.sig.ident.span());
+    let ident = syn::Ident::new(&format!("{name}_tangent"), original.sig.ident.span());
     let inputs = params.iter().map(|p| {
         let ident = &p.ident;
         let ty = &p.ty;
@@ -146,6 +147,9 @@ struct Transform<'a> {
     vars: Vec<Var>,
     /// The tangent variable of each variable that has one.
     tangent_vars: HashMap<VarId, VarId>,
+    /// Calls moved ahead of their statement (see [`Transform::hoist_calls`]): the call's
+    /// node, which now reads the value, and the variable holding its tangent.
+    hoisted: HashMap<NodeId, VarId>,
     errors: crate::errors::Errors,
 }
 
@@ -268,6 +272,13 @@ impl Transform<'_> {
         if !self.activity.node(id) {
             return None;
         }
+        if let Some(&var) = self.hoisted.get(&id) {
+            let read = Place {
+                var,
+                indices: Vec::new(),
+            };
+            return Some(self.push(NodeKind::Read(read), Num::Real, self.nodes[id].span, out));
+        }
         let node = self.source.nodes[id].clone();
         let span = node.span;
         match &node.kind {
@@ -311,11 +322,11 @@ impl Transform<'_> {
                     self.op("add", vec![sum, term], span, out)
                 }))
             }
-            NodeKind::Call { .. } | NodeKind::Pullback { .. } => {
+            NodeKind::Pullback { .. } => {
                 self.errors.push(syn::Error::new(
                     span,
-                    "`hvp` and `hessian` do not differentiate through calls to other \
-                     functions yet; `_grad` and `_jvp` do",
+                    "`hvp` and `hessian` do not differentiate yet through calls that pass \
+                     arrays, slices or structs whole; `_grad` and `_jvp` do",
                 ));
                 None
             }
@@ -571,6 +582,7 @@ impl Transform<'_> {
     }
 
     fn stmt(&mut self, stmt: &Stmt, out: &mut Block) {
+        let stmt = &self.hoist_calls(stmt, out);
         let mut memo = HashMap::new();
         match stmt {
             Stmt::Let {
@@ -781,14 +793,116 @@ impl Transform<'_> {
         }
     }
 
-    /// Reports a call among `nodes` that carries a gradient (which this transformation
-    /// cannot follow yet).
+    /// Moves each call of another `#[grad]` function that carries a gradient ahead of
+    /// its statement, as a call of the callee's tangent function whose value and tangent
+    /// a `let` takes apart; the call's node then reads the value.
+    ///
+    /// ```text
+    /// y = g(a * x) + x;    →   let (__c, __tc) = g_tangent(a * x, ȧ·x + a·ẋ);
+    ///                          y = __c + x;
+    /// ```
+    ///
+    /// The callee's pullback of its tangent function (`hvp` or `hessian` on it) then
+    /// differentiates the call in the sweep.
+    fn hoist_calls(&mut self, stmt: &Stmt, out: &mut Block) -> Stmt {
+        let calls: Vec<NodeId> = stmt
+            .nodes()
+            .iter()
+            .copied()
+            .filter(|&id| {
+                matches!(self.source.nodes[id].kind, NodeKind::Call { .. })
+                    && self.activity.node(id)
+            })
+            .collect();
+        if calls.is_empty() {
+            return stmt.clone();
+        }
+        let mut stmt = stmt.clone();
+        for call in calls {
+            let NodeKind::Call { path, args } = self.source.nodes[call].kind.clone() else {
+                continue;
+            };
+            let span = self.source.nodes[call].span;
+            let Some(list) = nodes_mut(&mut stmt) else {
+                break;
+            };
+            // What the arguments are computed from, within the statement.
+            let mut moved = Vec::new();
+            let mut stack = args.clone();
+            while let Some(id) = stack.pop() {
+                if list.contains(&id) && !moved.contains(&id) {
+                    moved.push(id);
+                    stack.extend(children(&self.nodes[id].kind));
+                }
+            }
+            let shared = list.iter().any(|&id| {
+                !moved.contains(&id)
+                    && id != call
+                    && children(&self.nodes[id].kind)
+                        .iter()
+                        .any(|c| moved.contains(c))
+            });
+            if shared {
+                self.errors.push(syn::Error::new(
+                    span,
+                    "`hvp` and `hessian` cannot yet differentiate a call whose arguments \
+                     share a value with the rest of the expression; bind the call to a \
+                     `let` of its own",
+                ));
+                continue;
+            }
+            let mut hoisted: Vec<NodeId> = list
+                .iter()
+                .copied()
+                .filter(|id| moved.contains(id))
+                .collect();
+            list.retain(|id| !moved.contains(id));
+            let mut memo = HashMap::new();
+            let mut tangents = Vec::new();
+            for &arg in &args {
+                let t = match self.tangent(arg, &mut memo, &mut hoisted) {
+                    Some(t) => t,
+                    None => self.real_constant("0.0", span, &mut hoisted),
+                };
+                tangents.push(t);
+            }
+            let mut callee = path.clone();
+            if let Some(last) = callee.segments.last_mut() {
+                let name = last.ident.to_string();
+                let name = name.strip_prefix("r#").unwrap_or(&name);
+                last.ident = syn::Ident::new(&format!("{name}_tangent"), last.ident.span());
+            }
+            let call_args = args
+                .iter()
+                .chain(&tangents)
+                .map(|&n| crate::ir::CallArg::Value(n))
+                .collect();
+            let pullback = NodeKind::Pullback {
+                callee: crate::ir::Callee::Path(callee),
+                args: call_args,
+                outputs: 2,
+            };
+            let value = self.push(pullback, Num::Real, span, &mut hoisted);
+            let (primal, tangent) = (self.temporary(), self.temporary());
+            out.push(Stmt::Unpack {
+                vars: vec![primal, tangent],
+                value,
+                nodes: hoisted,
+            });
+            self.nodes[call].kind = NodeKind::Read(Place {
+                var: primal,
+                indices: Vec::new(),
+            });
+            self.hoisted.insert(call, tangent);
+        }
+        stmt
+    }
+
+    /// Reports a call among `nodes` that passes an array, a slice or a struct whole and
+    /// carries a gradient (which this transformation cannot follow yet).
     fn no_calls(&mut self, nodes: &[NodeId]) {
         for &id in nodes {
-            let call = matches!(
-                self.source.nodes[id].kind,
-                NodeKind::Call { .. } | NodeKind::Pullback { .. }
-            );
+            let call = matches!(self.source.nodes[id].kind, NodeKind::Pullback { .. });
             if call && self.activity.node(id) {
                 let mut memo = HashMap::new();
                 let mut scratch = Vec::new();
@@ -837,4 +951,47 @@ fn table(name: &str) -> &'static Op {
         .iter()
         .find(|op| op.name == name)
         .unwrap_or(&ops::OPS[0])
+}
+
+/// The node list of a statement, to edit (`None` for one without nodes of its own).
+fn nodes_mut(stmt: &mut Stmt) -> Option<&mut Vec<NodeId>> {
+    match stmt {
+        Stmt::Let { nodes, .. }
+        | Stmt::Assign { nodes, .. }
+        | Stmt::Push { nodes, .. }
+        | Stmt::Unpack { nodes, .. }
+        | Stmt::Eval { nodes }
+        | Stmt::If { nodes, .. }
+        | Stmt::Loop { nodes, .. }
+        | Stmt::Return { nodes, .. } => Some(nodes),
+        Stmt::For { .. } | Stmt::SetFlag { .. } => None,
+    }
+}
+
+/// The nodes a node reads.
+fn children(kind: &NodeKind) -> Vec<NodeId> {
+    use crate::ir::CallArg;
+    match kind {
+        NodeKind::Read(place) => place.indices.clone(),
+        NodeKind::Op { args, .. }
+        | NodeKind::Call { args, .. }
+        | NodeKind::Intrinsic { args, .. }
+        | NodeKind::Tuple(args)
+        | NodeKind::RulePartial { args, .. } => args.clone(),
+        NodeKind::Pullback { args, .. } => args
+            .iter()
+            .flat_map(|arg| match arg {
+                CallArg::Value(node) => vec![*node],
+                CallArg::Whole { place, .. } => place.indices.clone(),
+            })
+            .collect(),
+        NodeKind::StopGradient(arg)
+        | NodeKind::Cast { arg, .. }
+        | NodeKind::Typed { arg, .. }
+        | NodeKind::Not(arg) => vec![*arg],
+        NodeKind::Infix { lhs, rhs, .. } => vec![*lhs, *rhs],
+        NodeKind::ConstElement { indices, .. } => indices.clone(),
+        NodeKind::Vector { len, .. } => vec![*len],
+        NodeKind::Const(_) | NodeKind::Len(_) => Vec::new(),
+    }
 }

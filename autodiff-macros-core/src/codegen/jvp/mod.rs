@@ -56,9 +56,12 @@ pub(super) fn tangent_param(function: &Function, index: usize) -> Ident {
 /// parameter of that parameter's own type, in `wrt` order; it returns the value and the
 /// output's tangent.
 pub fn jvp_signature(function: &Function) -> TokenStream {
+    signature_named(function, &jvp_ident(&function.original.sig.ident))
+}
+
+fn signature_named(function: &Function, name: &Ident) -> TokenStream {
     let original = &function.original;
     let vis = &original.vis;
-    let name = jvp_ident(&original.sig.ident);
     let params = super::param_list(function);
     let tangents = function.wrt.iter().map(|&i| {
         let param = &function.params[i];
@@ -102,10 +105,19 @@ pub fn jvp_signature(function: &Function) -> TokenStream {
 
 /// `<name>_jvp`, whole.
 pub fn jvp_fn(function: &Function, activity: &Activity) -> TokenStream {
-    let signature = jvp_signature(function);
+    jvp_fn_named(function, activity, &jvp_ident(&function.original.sig.ident))
+}
+
+/// The same function under another name: the hidden `<name>_tangent` that the second order
+/// of a caller calls for the value and tangent of a call (`hvp::tangent`).
+pub fn jvp_fn_named(function: &Function, activity: &Activity, name: &Ident) -> TokenStream {
+    let signature = signature_named(function, name);
+    // The hidden tangent function of second order calls its callees' hidden ones.
+    let hidden = *name != jvp_ident(&function.original.sig.ident);
     let mut tangent = Tangent {
         function,
         activity,
+        hidden,
         result: None,
     };
     let locals = tangent.undifferentiated_params();
@@ -116,7 +128,7 @@ pub fn jvp_fn(function: &Function, activity: &Activity) -> TokenStream {
     // gradient's are (`scopes`, `outline`).
     let (segments, body) = super::flat_scopes(
         function,
-        &jvp_ident(&function.original.sig.ident),
+        name,
         quote! {
             #locals
             #body
@@ -137,6 +149,8 @@ pub fn jvp_fn(function: &Function, activity: &Activity) -> TokenStream {
 struct Tangent<'a> {
     function: &'a Function,
     activity: &'a Activity,
+    /// Calls go to the callees' hidden `<name>_tangent` rather than `<name>_jvp`.
+    hidden: bool,
     /// `(value, tangent)`, set by the `return`.
     result: Option<TokenStream>,
 }
@@ -530,7 +544,7 @@ impl Tangent<'_> {
                 }
                 let mut jvp_path = path.clone();
                 if let Some(last) = jvp_path.segments.last_mut() {
-                    last.ident = jvp_ident(&last.ident);
+                    last.ident = callee_jvp(&last.ident, self.hidden);
                 }
                 let tangents = args.iter().map(|&a| self.tangent(a));
                 quote_spanned! {node.span=>
@@ -545,14 +559,14 @@ impl Tangent<'_> {
                 let values: Vec<TokenStream> = args.iter().map(|a| self.call_arg(a)).collect();
                 let ty = real_tuple(self.real(), *outputs);
                 if !active {
-                    let call = call(callee, &values, &[], false);
+                    let call = call(callee, &values, &[], None);
                     return quote_spanned!(node.span=> let #binding: #ty = #call;);
                 }
                 let tangents: Vec<TokenStream> = args
                     .iter()
                     .filter_map(|a| self.call_arg_tangent(a))
                     .collect();
-                let call = call(callee, &values, &tangents, true);
+                let call = call(callee, &values, &tangents, Some(self.hidden));
                 quote_spanned!(node.span=> let (#binding, #tangent): (#ty, #ty) = #call;)
             }
         }
@@ -629,15 +643,19 @@ impl Tangent<'_> {
     }
 }
 
-/// `path_jvp(args, tangents)` or `(receiver).method_jvp(args, tangents)`; the original
-/// function when nothing it is passed carries a tangent.
+/// `path_jvp(args, tangents)` or `(receiver).method_jvp(args, tangents)` (`__path_jvp`
+/// when `jvp` is `Some(true)`); the original function when `jvp` is `None`, nothing it is
+/// passed carrying a tangent.
 fn call(
     callee: &Callee,
     values: &[TokenStream],
     tangents: &[TokenStream],
-    jvp: bool,
+    jvp: Option<bool>,
 ) -> TokenStream {
-    let rename = |ident: &Ident| if jvp { jvp_ident(ident) } else { ident.clone() };
+    let rename = |ident: &Ident| match jvp {
+        Some(hidden) => callee_jvp(ident, hidden),
+        None => ident.clone(),
+    };
     match callee {
         Callee::Path(path) => {
             let mut path = path.clone();
@@ -654,4 +672,14 @@ fn call(
             quote!((#receiver).#method(#(#rest,)* #(#tangents),*))
         }
     }
+}
+
+/// The forward mode a call goes to: `g_jvp`, or the hidden `g_tangent`.
+fn callee_jvp(ident: &Ident, hidden: bool) -> Ident {
+    if !hidden {
+        return jvp_ident(ident);
+    }
+    let name = ident.to_string();
+    let name = name.strip_prefix("r#").unwrap_or(&name);
+    Ident::new(&format!("{name}_tangent"), ident.span())
 }
