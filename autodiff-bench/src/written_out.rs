@@ -793,7 +793,7 @@ pub fn deep_generated(x: &[f64; 4]) -> (f64, [f64; 4]) {
 
 /// [`neuron_jvp`] on arrays: the value and the derivative along `t`.
 #[inline]
-pub fn neuron_tangent(x: &[f64; 17], t: &[f64; 17]) -> (f64, f64) {
+pub fn neuron_jvp_arrays(x: &[f64; 17], t: &[f64; 17]) -> (f64, f64) {
     neuron_jvp(
         x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9], x[10], x[11], x[12], x[13],
         x[14], x[15], x[16], t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9], t[10],
@@ -803,7 +803,7 @@ pub fn neuron_tangent(x: &[f64; 17], t: &[f64; 17]) -> (f64, f64) {
 
 /// [`rosenbrock_jvp`] on arrays: the value and the derivative along `t`.
 #[inline]
-pub fn rosenbrock_tangent(x: &[f64; 10], t: &[f64; 10]) -> (f64, f64) {
+pub fn rosenbrock_jvp_arrays(x: &[f64; 10], t: &[f64; 10]) -> (f64, f64) {
     rosenbrock_jvp(
         x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9], t[0], t[1], t[2], t[3], t[4],
         t[5], t[6], t[7], t[8], t[9],
@@ -812,7 +812,7 @@ pub fn rosenbrock_tangent(x: &[f64; 10], t: &[f64; 10]) -> (f64, f64) {
 
 /// [`tanh_chain_jvp`] on arrays: the value and the derivative along `t`.
 #[inline]
-pub fn tanh_chain_tangent(x: &[f64; 50], t: &[f64; 50]) -> (f64, f64) {
+pub fn tanh_chain_jvp_arrays(x: &[f64; 50], t: &[f64; 50]) -> (f64, f64) {
     tanh_chain_jvp(
         x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9], x[10], x[11], x[12], x[13],
         x[14], x[15], x[16], x[17], x[18], x[19], x[20], x[21], x[22], x[23], x[24], x[25], x[26],
@@ -827,7 +827,7 @@ pub fn tanh_chain_tangent(x: &[f64; 50], t: &[f64; 50]) -> (f64, f64) {
 
 /// [`tanh_chain_exp_jvp`] on arrays: the value and the derivative along `t`.
 #[inline]
-pub fn tanh_chain_exp_tangent(x: &[f64; 50], t: &[f64; 50]) -> (f64, f64) {
+pub fn tanh_chain_exp_jvp_arrays(x: &[f64; 50], t: &[f64; 50]) -> (f64, f64) {
     tanh_chain_exp_jvp(
         x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9], x[10], x[11], x[12], x[13],
         x[14], x[15], x[16], x[17], x[18], x[19], x[20], x[21], x[22], x[23], x[24], x[25], x[26],
@@ -842,7 +842,7 @@ pub fn tanh_chain_exp_tangent(x: &[f64; 50], t: &[f64; 50]) -> (f64, f64) {
 
 /// [`deep_jvp`] on arrays: the value and the derivative along `t`.
 #[inline]
-pub fn deep_tangent(x: &[f64; 4], t: &[f64; 4]) -> (f64, f64) {
+pub fn deep_jvp_arrays(x: &[f64; 4], t: &[f64; 4]) -> (f64, f64) {
     deep_jvp(x[0], x[1], x[2], x[3], t[0], t[1], t[2], t[3])
 }
 

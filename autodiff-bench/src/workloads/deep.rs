@@ -108,7 +108,7 @@ pub fn workload() -> Workload<N> {
             "does not compile: symdiff's time grows exponentially with such a chain",
         ),
         forward: crate::Forward {
-            generated: crate::written_out::deep_tangent,
+            generated: crate::written_out::deep_jvp_arrays,
             num_dual: |x, t| drive::num_dual_tangent(x, t, with_dual),
         },
     }

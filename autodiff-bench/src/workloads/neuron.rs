@@ -108,7 +108,7 @@ pub fn workload() -> Workload<N> {
             "tanh written as 1 - 2/(exp(2z) + 1)",
         ),
         forward: crate::Forward {
-            generated: crate::written_out::neuron_tangent,
+            generated: crate::written_out::neuron_jvp_arrays,
             num_dual: |x, t| drive::num_dual_tangent(x, t, with_dual),
         },
     }

@@ -90,7 +90,7 @@ pub fn workload() -> Workload<N> {
         autodiff_fwd: |x| drive::autodiff_fwd(x, with_autodiff_fwd),
         symdiff: Symdiff::Same(|x| (f64::NAN, rosenbrock_symdiff_gradient(x))),
         forward: crate::Forward {
-            generated: crate::written_out::rosenbrock_tangent,
+            generated: crate::written_out::rosenbrock_jvp_arrays,
             num_dual: |x, t| drive::num_dual_tangent(x, t, with_dual),
         },
     }

@@ -101,7 +101,7 @@ pub fn workload() -> Workload<N> {
         autodiff_fwd: |x| drive::autodiff_fwd(x, with_autodiff_fwd),
         symdiff: Symdiff::Same(|x| (f64::NAN, tanh_chain_symdiff_gradient(x))),
         forward: crate::Forward {
-            generated: crate::written_out::tanh_chain_exp_tangent,
+            generated: crate::written_out::tanh_chain_exp_jvp_arrays,
             num_dual: |x, t| drive::num_dual_tangent(x, t, with_dual),
         },
     }
