@@ -407,6 +407,43 @@ fn tuple_outputs_have_tuple_tangents() {
     );
 }
 
+/// `shared` on a `Tape`.
+fn shared_on_tape<'t>(x: Var<'t>, y: Var<'t>) -> Var<'t> {
+    let s = x * y;
+    let mut acc = s.tanh() + s * x;
+    acc *= acc;
+    acc -= y;
+    acc / y.exp() + s
+}
+
+#[test]
+fn the_tape_agrees_in_forward_mode_and_in_its_jacobian() {
+    for point in [[0.3, 0.7], [-1.2, 0.4]] {
+        let tape = Tape::new();
+        let (x, y) = (tape.var(point[0]), tape.var(point[1]));
+        let out = shared_on_tape(x, y);
+        for t in directions(2) {
+            let (value, tangent) = shared_jvp(point[0], point[1], t[0], t[1]);
+            assert_eq!(value, out.value());
+            assert_close(tape.jvp(out, &[x, y], &t), tangent, 1e-14, "Tape::jvp");
+        }
+        // A second output: the Jacobian's rows are the two gradients.
+        let other = (x - y).sin() * x;
+        let jacobian = tape.jacobian(&[out, other], &[x, y]);
+        let (_, dx, dy) = shared_grad(point[0], point[1]);
+        assert_close(jacobian[0][0], dx, 1e-14, "J[0][0]");
+        assert_close(jacobian[0][1], dy, 1e-14, "J[0][1]");
+        let (a, b) = (point[0], point[1]);
+        assert_close(
+            jacobian[1][0],
+            (a - b).cos() * a + (a - b).sin(),
+            1e-14,
+            "J[1][0]",
+        );
+        assert_close(jacobian[1][1], -(a - b).cos() * a, 1e-14, "J[1][1]");
+    }
+}
+
 #[grad(jvp)]
 fn single(x: f32, w: [f32; 2]) -> f32 {
     (w[0] * x).tanh() + w[1] * x * x

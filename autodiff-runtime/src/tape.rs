@@ -162,6 +162,89 @@ impl Tape {
         self.len() == 0
     }
 
+    /// Forward mode on the tape: the derivative of `output` along the direction that
+    /// moves each of `inputs` by the matching entry of `tangents`, from one sweep over the
+    /// nodes in creation order (each node's tangent is its partials times its parents'
+    /// tangents). A node that no input reaches keeps a zero tangent and passes nothing on,
+    /// so an infinite partial there cannot turn a 0 into NaN.
+    ///
+    /// ```
+    /// use autodiff_runtime::Tape;
+    ///
+    /// let tape = Tape::new();
+    /// let (x, y) = (tape.var(0.5), tape.var(2.0));
+    /// let f = (x * y).sin() + x;
+    /// let along_x = tape.jvp(f, &[x, y], &[1.0, 0.0]);
+    /// assert!((along_x - (2.0 * 1.0f64.cos() + 1.0)).abs() < 1e-15);
+    /// ```
+    ///
+    /// # Panics
+    /// If `inputs` and `tangents` differ in length, or a `Var` is of another tape.
+    #[must_use]
+    pub fn jvp(&self, output: Var<'_>, inputs: &[Var<'_>], tangents: &[f64]) -> f64 {
+        assert_eq!(inputs.len(), tangents.len(), "one tangent per input");
+        for v in inputs.iter().chain(std::iter::once(&output)) {
+            assert_eq!(v.tape.id, self.id, "a Var of another Tape");
+        }
+        let nodes = self.nodes.borrow();
+        let out = output.index();
+        let mut tangent = vec![0.0; out + 1];
+        let mut reached = vec![false; out + 1];
+        for (input, &t) in inputs.iter().zip(tangents) {
+            if input.index() <= out {
+                tangent[input.index()] += t;
+                reached[input.index()] = true;
+            }
+        }
+        let mut third = nodes.third.iter().peekable();
+        for i in 0..=out {
+            let mut sum = tangent[i];
+            let mut any = reached[i];
+            for (&parent, &partial) in nodes.parents[i].iter().zip(&nodes.partials[i]) {
+                if parent != NONE && reached[parent as usize] {
+                    sum += partial * tangent[parent as usize];
+                    any = true;
+                }
+            }
+            while let Some(edge) = third.next_if(|edge| edge.node as usize <= i) {
+                if edge.node as usize == i && reached[edge.parent as usize] {
+                    sum += edge.partial * tangent[edge.parent as usize];
+                    any = true;
+                }
+            }
+            tangent[i] = sum;
+            reached[i] = any;
+        }
+        tangent[out]
+    }
+
+    /// The Jacobian of `outputs` with respect to `inputs`, row-major: row `i` is the
+    /// gradient of `outputs[i]` read at `inputs`, from one reverse sweep per output.
+    ///
+    /// ```
+    /// use autodiff_runtime::Tape;
+    ///
+    /// let tape = Tape::new();
+    /// let (r, theta) = (tape.var(2.0), tape.var(0.5));
+    /// let (x, y) = (r * theta.cos(), r * theta.sin());
+    /// let j = tape.jacobian(&[x, y], &[r, theta]);
+    /// assert_eq!(j[0], [0.5f64.cos(), -2.0 * 0.5f64.sin()]);
+    /// assert_eq!(j[1], [0.5f64.sin(), 2.0 * 0.5f64.cos()]);
+    /// ```
+    ///
+    /// # Panics
+    /// If a `Var` is of another tape.
+    #[must_use]
+    pub fn jacobian(&self, outputs: &[Var<'_>], inputs: &[Var<'_>]) -> Vec<Vec<f64>> {
+        outputs
+            .iter()
+            .map(|output| {
+                let gradient = output.gradient();
+                inputs.iter().map(|&input| gradient[input]).collect()
+            })
+            .collect()
+    }
+
     /// Forgets every node, keeping the allocation. Gradients computed before no longer
     /// apply to the tape: using one with a new [`Var`] panics.
     pub fn clear(&mut self) {
