@@ -142,6 +142,17 @@ fn binding_type(function: &Function, name: &str) -> Option<TokenStream> {
 /// `outline`) and the scopes of its long blocks flattened; and the items to emit beside
 /// the function (its segments, if they are outlined into modules).
 fn flat_scopes(function: &Function, name: &Ident, body: TokenStream) -> (TokenStream, TokenStream) {
+    flat_scopes_of(function, name, body, false)
+}
+
+/// [`flat_scopes`] of a generated function that also takes the tangents of `_jvp`
+/// (`tangents`).
+fn flat_scopes_of(
+    function: &Function,
+    name: &Ident,
+    body: TokenStream,
+    tangents: bool,
+) -> (TokenStream, TokenStream) {
     let types = |name: &str| binding_type(function, name);
     let sig = &function.original.sig;
     let body = if sig.generics.params.is_empty()
@@ -183,7 +194,7 @@ fn flat_scopes(function: &Function, name: &Ident, body: TokenStream) -> (TokenSt
                     (adjoint, quote!(&mut [#element]))
                 })
             }))
-            .chain(function.wrt.iter().map(|&i| {
+            .chain(function.wrt.iter().filter(|_| tangents).map(|&i| {
                 // `_jvp`'s tangents, of their parameters' types.
                 let tangent = jvp::tangent_param(function, i).to_string();
                 (tangent, function.params[i].ty.to_token_stream())

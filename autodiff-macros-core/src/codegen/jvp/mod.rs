@@ -126,7 +126,7 @@ pub fn jvp_fn_named(function: &Function, activity: &Activity, name: &Ident) -> T
     let result = tangent.result.unwrap_or_else(|| quote!((0.0, 0.0)));
     // A long body's scopes are flattened and its runs of `let`s outlined, as the
     // gradient's are (`scopes`, `outline`).
-    let (segments, body) = super::flat_scopes(
+    let (segments, body) = super::flat_scopes_of(
         function,
         name,
         quote! {
@@ -134,6 +134,7 @@ pub fn jvp_fn_named(function: &Function, activity: &Activity, name: &Ident) -> T
             #body
             #result
         },
+        true,
     );
     quote! {
         #signature {
