@@ -30,7 +30,7 @@ pub use autodiff_runtime::{rules, stop_gradient, Differentiable, DomainError, F6
 /// its own, that is what `x.tanh()` calls.
 pub mod prelude {
     #[cfg(feature = "std")]
-    pub use crate::{assert_gradient, Tape, Value, Var};
+    pub use crate::{assert_gradient, assert_hessian, Tape, Value, Var};
     pub use crate::{grad, stop_gradient, Differentiable, F64Ext, Real};
 }
 
@@ -96,6 +96,47 @@ macro_rules! assert_gradient {
                 if !report.passed(tolerance) {
                     ::core::panic!(
                         "gradient check failed (tolerance {:e}):\n{}",
+                        tolerance,
+                        report
+                    );
+                }
+            }
+        }
+    };
+}
+
+/// Asserts that a Hessian agrees with central differences of its gradient
+/// ([`check::hessian`]), with [`check::DEFAULT_TOLERANCE`] or a tolerance given; on
+/// failure, panics with the report (the worst entry and its difference).
+///
+/// ```
+/// use autodiff::prelude::*;
+///
+/// #[grad(hessian)]
+/// fn f(x: [f64; 2]) -> f64 {
+///     (x[0] * x[1]).sin() + x[1].powi(3)
+/// }
+///
+/// let at = [0.3, -0.8];
+/// assert_hessian!(|x: &[f64; 2]| f_grad(*x).1, &f_hessian(at).2, &at);
+/// ```
+#[cfg(feature = "std")]
+#[macro_export]
+macro_rules! assert_hessian {
+    ($gradient:expr, $hessian:expr, $at:expr $(,)?) => {
+        $crate::assert_hessian!(
+            $gradient,
+            $hessian,
+            $at,
+            tolerance = $crate::check::DEFAULT_TOLERANCE
+        )
+    };
+    ($gradient:expr, $hessian:expr, $at:expr, tolerance = $tolerance:expr $(,)?) => {
+        match ($crate::check::hessian($gradient, $hessian, $at), $tolerance) {
+            (report, tolerance) => {
+                if !report.passed(tolerance) {
+                    ::core::panic!(
+                        "Hessian check failed (tolerance {:e}): {}",
                         tolerance,
                         report
                     );

@@ -212,6 +212,7 @@ fn rosenbrock_in_four_dimensions() {
         expected[i + 1][i] -= 400.0 * x[i];
     }
     assert_matrix(&rows(h), &rows(expected), 1e-12, "rosenbrock");
+    assert_hessian!(|x: &[f64; 4]| rosenbrock_grad(*x).1, &h, &x);
     // H·v by the product and by the Hessian.
     let v = [0.3, -1.0, 0.25, 2.0];
     let (hv_value, hv_g, hv) = rosenbrock_hvp(x, v);

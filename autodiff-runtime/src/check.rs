@@ -567,6 +567,101 @@ tuple_point! {
     (A 0 1, B 1 2, C 2 3, D 3 4, E 4 5, F 5 6, G 6 7, H 7 8, I 8 9, J 9 10, K 10 11, L 11 12)
 }
 
+/// How a Hessian compares with central differences of its gradient ([`hessian`]).
+#[derive(Clone, Debug)]
+pub struct HessianReport {
+    /// The largest error of an entry (as [`Report::max_error`] measures a partial's).
+    pub max_error: f64,
+    /// The entry with that error, `(row, column)`.
+    pub worst: (usize, usize),
+    /// That entry, and its central difference.
+    pub entry: (f64, f64),
+    /// The largest `|H[i][j] - H[j][i]|`.
+    pub asymmetry: f64,
+}
+
+impl HessianReport {
+    /// Whether every entry's error is at most `tolerance` and the Hessian is symmetric to
+    /// that tolerance (relative to its largest entry).
+    #[must_use]
+    pub fn passed(&self, tolerance: f64) -> bool {
+        self.max_error <= tolerance && self.asymmetry <= tolerance * self.entry.0.abs().max(1.0)
+    }
+}
+
+impl fmt::Display for HessianReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (i, j) = self.worst;
+        write!(
+            f,
+            "largest error {:.2e} at H[{i}][{j}] = {:e} (central differences of the \
+             gradient: {:e}); largest |H[i][j] - H[j][i]| = {:.2e}",
+            self.max_error, self.entry.0, self.entry.1, self.asymmetry
+        )
+    }
+}
+
+/// Checks a Hessian against central differences of the gradient: column `j` against
+/// `(∇f(x + hⱼeⱼ) − ∇f(x − hⱼeⱼ)) / 2hⱼ`, with the step and the error of [`gradient`]'s
+/// comparison (the floor is a hundredth of the largest difference). For the
+/// `<name>_hessian` of a function of one array: `gradient` is `|x| f_grad(*x).1`.
+///
+/// ```
+/// use autodiff_runtime::check;
+///
+/// // f(x) = x₀²·x₁ + x₁³.
+/// let gradient = |x: &[f64; 2]| [2.0 * x[0] * x[1], x[0] * x[0] + 3.0 * x[1] * x[1]];
+/// let at = [0.5, -1.5];
+/// let h = [[2.0 * at[1], 2.0 * at[0]], [2.0 * at[0], 6.0 * at[1]]];
+/// let report = check::hessian(gradient, &h, &at);
+/// assert!(report.passed(check::DEFAULT_TOLERANCE), "{report}");
+///
+/// let wrong = [[2.0 * at[1], 2.0 * at[0]], [2.0 * at[0], 3.0 * at[1]]];
+/// assert_eq!(check::hessian(gradient, &wrong, &at).worst, (1, 1));
+/// ```
+pub fn hessian<const N: usize>(
+    gradient: impl Fn(&[f64; N]) -> [f64; N],
+    hessian: &[[f64; N]; N],
+    at: &[f64; N],
+) -> HessianReport {
+    let step_scale = f64::EPSILON.cbrt();
+    let mut differences = [[0.0; N]; N];
+    for j in 0..N {
+        let h = step_scale * at[j].abs().max(1.0);
+        let (mut up, mut down) = (*at, *at);
+        up[j] += h;
+        down[j] -= h;
+        let (gu, gd) = (gradient(&up), gradient(&down));
+        for i in 0..N {
+            differences[i][j] = (gu[i] - gd[i]) / (up[j] - down[j]);
+        }
+    }
+    let largest = differences
+        .iter()
+        .flatten()
+        .fold(1.0f64, |m, d| m.max(d.abs()));
+    let floor = FLOOR_FRACTION * largest;
+    let mut report = HessianReport {
+        max_error: 0.0,
+        worst: (0, 0),
+        entry: (0.0, 0.0),
+        asymmetry: 0.0,
+    };
+    for i in 0..N {
+        for j in 0..N {
+            let (h, d) = (hessian[i][j], differences[i][j]);
+            let error = (h - d).abs() / h.abs().max(d.abs()).max(floor);
+            if error > report.max_error || error.is_nan() {
+                report.max_error = if error.is_nan() { f64::INFINITY } else { error };
+                report.worst = (i, j);
+                report.entry = (h, d);
+            }
+            report.asymmetry = report.asymmetry.max((h - hessian[j][i]).abs());
+        }
+    }
+    report
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
