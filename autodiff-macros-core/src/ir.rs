@@ -505,6 +505,24 @@ impl Stmt {
     }
 }
 
+impl Stmt {
+    /// The nodes the statement itself evaluates, to edit (`None` for a statement without
+    /// nodes of its own).
+    pub fn nodes_mut(&mut self) -> Option<&mut Vec<NodeId>> {
+        match self {
+            Stmt::Let { nodes, .. }
+            | Stmt::Assign { nodes, .. }
+            | Stmt::Push { nodes, .. }
+            | Stmt::Unpack { nodes, .. }
+            | Stmt::Eval { nodes }
+            | Stmt::If { nodes, .. }
+            | Stmt::Loop { nodes, .. }
+            | Stmt::Return { nodes, .. } => Some(nodes),
+            Stmt::For { .. } | Stmt::SetFlag { .. } => None,
+        }
+    }
+}
+
 impl Function {
     /// The field of a struct parameter that a variable stands for, if any.
     pub fn field(&self, var: VarId) -> Option<&FieldParam> {

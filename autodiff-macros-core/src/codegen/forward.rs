@@ -733,11 +733,22 @@ pub(super) fn pullback_call(
     seed: Option<&TokenStream>,
     buffers: &[TokenStream],
 ) -> TokenStream {
-    let rename = |ident: &Ident| match seed {
+    let tail: Vec<TokenStream> = seed.into_iter().chain(buffers).cloned().collect();
+    renamed_call(callee, values, &tail, |ident| match seed {
         Some(_) => vjp_ident(ident),
         None => ident.clone(),
-    };
-    let tail: Vec<&TokenStream> = seed.into_iter().chain(buffers).collect();
+    })
+}
+
+/// `path(args, tail)` or `(receiver).method(args, tail)`, the function's name (the last
+/// segment of a path) passed through `rename`: the callee itself, or a function generated
+/// beside it (`_vjp`, `_jvp`).
+pub(super) fn renamed_call(
+    callee: &Callee,
+    values: &[TokenStream],
+    tail: &[TokenStream],
+    rename: impl Fn(&Ident) -> Ident,
+) -> TokenStream {
     match callee {
         Callee::Path(path) => {
             let mut path = path.clone();

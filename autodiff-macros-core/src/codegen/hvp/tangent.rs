@@ -823,7 +823,7 @@ impl Transform<'_> {
                 continue;
             };
             let span = self.source.nodes[call].span;
-            let Some(list) = nodes_mut(&mut stmt) else {
+            let Some(list) = stmt.nodes_mut() else {
                 break;
             };
             // What the arguments are computed from, within the statement.
@@ -951,21 +951,6 @@ fn table(name: &str) -> &'static Op {
         .iter()
         .find(|op| op.name == name)
         .unwrap_or(&ops::OPS[0])
-}
-
-/// The node list of a statement, to edit (`None` for one without nodes of its own).
-fn nodes_mut(stmt: &mut Stmt) -> Option<&mut Vec<NodeId>> {
-    match stmt {
-        Stmt::Let { nodes, .. }
-        | Stmt::Assign { nodes, .. }
-        | Stmt::Push { nodes, .. }
-        | Stmt::Unpack { nodes, .. }
-        | Stmt::Eval { nodes }
-        | Stmt::If { nodes, .. }
-        | Stmt::Loop { nodes, .. }
-        | Stmt::Return { nodes, .. } => Some(nodes),
-        Stmt::For { .. } | Stmt::SetFlag { .. } => None,
-    }
 }
 
 /// The nodes a node reads.

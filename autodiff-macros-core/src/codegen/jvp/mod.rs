@@ -653,26 +653,10 @@ fn call(
     tangents: &[TokenStream],
     jvp: Option<bool>,
 ) -> TokenStream {
-    let rename = |ident: &Ident| match jvp {
+    super::forward::renamed_call(callee, values, tangents, |ident| match jvp {
         Some(hidden) => callee_jvp(ident, hidden),
         None => ident.clone(),
-    };
-    match callee {
-        Callee::Path(path) => {
-            let mut path = path.clone();
-            if let Some(last) = path.segments.last_mut() {
-                last.ident = rename(&last.ident);
-            }
-            quote!(#path(#(#values,)* #(#tangents),*))
-        }
-        Callee::Method(method) => {
-            let method = rename(method);
-            let (receiver, rest) = values
-                .split_first()
-                .map_or((None, values), |(r, rest)| (Some(r), rest));
-            quote!((#receiver).#method(#(#rest,)* #(#tangents),*))
-        }
-    }
+    })
 }
 
 /// The forward mode a call goes to: `g_jvp`, or the hidden `g_tangent`.
