@@ -318,6 +318,78 @@ fn wrt_integers_and_flags() {
     }
 }
 
+/// A model kept in a struct, as users keep one.
+#[derive(Differentiable, Clone, Debug)]
+pub struct Spring {
+    pub k: f64,
+    pub rest: [f64; 2],
+    pub steps: usize,
+}
+
+#[grad]
+impl Spring {
+    #[grad(hvp)]
+    fn energy(&self, x: f64) -> f64 {
+        let mut e = 0.0;
+        for i in 0..self.steps {
+            let stretch = x * (i as f64 + 1.0) - self.rest[i % 2];
+            e += 0.5 * self.k * stretch * stretch * stretch.tanh();
+        }
+        e
+    }
+}
+
+/// A free function taking the struct by reference.
+#[grad(hvp)]
+fn stored(m: &Spring, x: f64) -> f64 {
+    (m.k * x).sin() * m.rest[0] + m.rest[1] * x * x
+}
+
+#[test]
+fn struct_parameters_and_methods() {
+    let s = Spring {
+        k: 3.0,
+        rest: [0.2, -0.4],
+        steps: 3,
+    };
+    let x = 0.7;
+    let at = |p: &[f64]| Spring {
+        k: p[0],
+        rest: [p[1], p[2]],
+        steps: 3,
+    };
+    let gradient = |p: &[f64]| {
+        let (_, ds, dx) = at(p).energy_grad(p[3]);
+        vec![ds.k, ds.rest[0], ds.rest[1], dx]
+    };
+    let point = [s.k, s.rest[0], s.rest[1], x];
+    let h = fd_hessian(gradient, &point);
+    for k in 0..4 {
+        let mut v = [0.0; 4];
+        v[k] = 1.0;
+        let (value, ds, dx, hs, hx) = s.energy_hvp(x, &at(&v[..3]), v[3]);
+        assert_eq!(value.to_bits(), s.energy(x).to_bits());
+        assert_eq!([ds.k, ds.rest[0], ds.rest[1], dx], gradient(&point)[..]);
+        let column = [hs.k, hs.rest[0], hs.rest[1], hx];
+        for i in 0..4 {
+            assert_close(column[i], h[i][k], 1e-6, &format!("(H·e{k})[{i}]"));
+        }
+    }
+    // ∂²/∂k∂x of sin(k·x)·r₀ + r₁·x² is r₀·(cos(kx) − kx·sin(kx)).
+    let (_, _, _, hs, hx) = stored_hvp(&s, x, &at(&[0.0; 3]), 1.0);
+    let kx = s.k * x;
+    assert_close(
+        hs.k,
+        s.rest[0] * (kx.cos() - kx * kx.sin()),
+        1e-14,
+        "∂²/∂k∂x",
+    );
+    assert_close(hs.rest[0], s.k * kx.cos(), 1e-14, "∂²/∂r₀∂x");
+    assert_close(hs.rest[1], 2.0 * x, 1e-14, "∂²/∂r₁∂x");
+    let xx = -s.k * s.k * kx.sin() * s.rest[0] + 2.0 * s.rest[1];
+    assert_close(hx, xx, 1e-14, "∂²/∂x²");
+}
+
 #[grad(hvp)]
 fn single(x: f32, y: f32) -> f32 {
     (x * y).tanh() + x * x * y

@@ -117,6 +117,38 @@ fn report<const N: usize>(
     );
 }
 
+/// The moons loss (337 parameters, 100 samples): one `_grad` against one `_hvp` along a
+/// direction through every parameter, and `_hvp` against central differences of
+/// `_grad` along it.
+fn moons() {
+    use autodiff_bench::runtime_lengths::moons_model::{init, loss_grad, loss_hvp, moons, PARAMS};
+    let (xs, ys) = moons(1337);
+    let p = init(7);
+    let v: [f64; PARAMS] = std::array::from_fn(|i| 0.5 - 0.25 * (i % 5) as f64);
+    let (_, _, hv) = loss_hvp(&p, &xs, &ys, &v);
+    let h = 1e-6;
+    let shifted = |s: f64| loss_grad(&std::array::from_fn(|i| p[i] + s * v[i]), &xs, &ys).1;
+    let (up, down) = (shifted(h), shifted(-h));
+    let scale = hv.iter().fold(1.0f64, |m, x| m.max(x.abs()));
+    let worst = (0..PARAMS)
+        .map(|i| (hv[i] - (up[i] - down[i]) / (2.0 * h)).abs() / scale)
+        .fold(0.0, f64::max);
+    let times = race(&[
+        &|| {
+            black_box(&loss_grad(black_box(&p), &xs, &ys));
+        },
+        &|| {
+            black_box(&loss_hvp(black_box(&p), &xs, &ys, black_box(&v)));
+        },
+    ]);
+    println!(
+        "| `moons` | {:.0} ns | {:.0} ns | | | | {:.2}x | | | {worst:.0e} (against differences of `_grad`) |",
+        times[0],
+        times[1],
+        times[1] / times[0]
+    );
+}
+
 fn main() {
     println!(
         "| workload | _grad | _hvp | _hessian | num-dual hessian | n × _hvp | _hvp / _grad | num-dual / _hessian | n × _hvp / _hessian | largest difference |"
@@ -138,4 +170,5 @@ fn main() {
         w::deep_hessian_array,
         deep::with_dual,
     );
+    moons();
 }

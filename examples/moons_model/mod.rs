@@ -71,7 +71,7 @@ pub fn init(seed: u64) -> [f64; PARAMS] {
 }
 
 /// The training loss: mean hinge loss `relu(1 - y·score)` plus `ALPHA · Σ p²`.
-#[grad(wrt(p))]
+#[grad(wrt(p), hvp)]
 pub fn loss(p: &[f64; PARAMS], xs: &[[f64; 2]; SAMPLES], ys: &[f64; SAMPLES]) -> f64 {
     let mut data_loss = 0.0;
     for s in 0..SAMPLES {

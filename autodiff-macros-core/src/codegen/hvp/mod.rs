@@ -234,7 +234,17 @@ fn hvp_body(function: &Function, tangent: &Function, pullback: &TokenStream) -> 
         let buffer = output_slot(tangent, i);
         let zero = zeros(real, &var.dims);
         let ident = &args[i];
-        if var.slice {
+        if param.strukt.is_some() {
+            // A struct's buffer: a zero of its type, made from the argument.
+            let value = if matches!(param.ty, syn::Type::Reference(_)) {
+                quote!(#ident)
+            } else {
+                quote!(&#ident)
+            };
+            declarations.extend(quote! {
+                let mut #buffer = ::autodiff::__private::Differentiable::zero_like(#value);
+            });
+        } else if var.slice {
             declarations.extend(quote! {
                 let mut #buffer = ::autodiff::__private::vec![#zero; #ident.len()];
             });

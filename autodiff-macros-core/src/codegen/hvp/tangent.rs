@@ -45,24 +45,30 @@ pub fn tangent_function(function: &Function, activity: &Activity) -> syn::Result
         errors: crate::errors::Errors::default(),
     };
     let mut params = function.params.clone();
+    let mut fields = function.fields.clone();
     for &i in &function.wrt {
         let param = &function.params[i];
-        if param.strukt.is_some() {
-            transform.errors.at(
-                &param.ident,
-                "`hvp` and `hessian` differentiate numbers, arrays and slices; a struct \
-                 parameter is not supported yet (leave it out with `wrt(..)`)",
-            );
-            continue;
-        }
         let var = transform.new_var(param.var, true);
+        let tangent_index = params.len();
         params.push(Param {
             ident: super::super::jvp::tangent_param(function, i),
             ty: param.ty.clone(),
             var,
             wrt: true,
-            strukt: None,
+            strukt: param.strukt.clone(),
         });
+        // A struct's tangent is a value of its type: its fields, read through the
+        // tangent parameter (`t_m.layer.w`), are the tangents of the struct's fields.
+        for field in function.fields.iter().filter(|f| f.param == i) {
+            let var = transform.new_var(field.var, true);
+            fields.push(crate::ir::FieldParam {
+                param: tangent_index,
+                access: field.access.clone(),
+                var,
+                differentiable: field.differentiable,
+                strukt: field.strukt,
+            });
+        }
     }
     // Variables written a tangent: locals, and parameters left out of `wrt(..)` that a
     // differentiated value is assigned to (their tangents start at zero).
@@ -93,7 +99,7 @@ pub fn tangent_function(function: &Function, activity: &Activity) -> syn::Result
     } = transform;
     errors.finish(())?;
     let wrt: Vec<usize> = (0..params.len())
-        .filter(|&i| params[i].strukt.is_none() && vars[params[i].var].kind == VarKind::Real)
+        .filter(|&i| params[i].strukt.is_some() || vars[params[i].var].kind == VarKind::Real)
         .collect();
     let original = signature(function, &params);
     Ok(Function {
@@ -101,7 +107,7 @@ pub fn tangent_function(function: &Function, activity: &Activity) -> syn::Result
         params,
         wrt,
         items: function.items.clone(),
-        fields: function.fields.clone(),
+        fields,
         outputs: 2,
         real: function.real,
         probe_self: None,
