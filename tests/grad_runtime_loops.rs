@@ -252,3 +252,44 @@ fn rows_subslices_and_windows_as_iterables() {
         &flat,
     );
 }
+
+/// Vector locals written with their type, `let v: Vec<f64> = …;`, in the three ways the
+/// guide lists (issue: the type was rejected while the same code without it worked).
+#[grad]
+fn typed_vectors(x: f64, y: f64, n: usize) -> f64 {
+    let mut filled: Vec<f64> = vec![0.0; n];
+    for i in 0..n {
+        filled[i] = x * (i as f64 + 1.0) + y;
+    }
+    let mut pushed: Vec<f64> = Vec::new();
+    let mut reserved: Vec<f64> = Vec::with_capacity(n);
+    for i in 0..n {
+        pushed.push(filled[i].sin());
+        reserved.push(filled[i] * y);
+    }
+    let mut total = 0.0;
+    for i in 0..n {
+        total += pushed[i] * reserved[i];
+    }
+    total
+}
+
+#[test]
+fn vector_locals_written_with_their_type() {
+    let (x, y, n) = (0.4, -0.7, 4);
+    let (value, dx, dy) = typed_vectors_grad(x, y, n);
+    assert_eq!(value.to_bits(), typed_vectors(x, y, n).to_bits());
+    // Closed form: Σᵢ sin(aᵢ)·aᵢ·y with aᵢ = x·(i+1) + y.
+    let (mut ex, mut ey) = (0.0, 0.0);
+    for i in 0..n {
+        let k = i as f64 + 1.0;
+        let a = x * k + y;
+        let d = (a.cos() * a + a.sin()) * y; // ∂/∂a of sin(a)·a·y
+        ex += d * k;
+        ey += d + a.sin() * a;
+    }
+    assert!(
+        (dx - ex).abs() < 1e-12 && (dy - ey).abs() < 1e-12,
+        "{dx} {dy} vs {ex} {ey}"
+    );
+}

@@ -500,13 +500,18 @@ impl Lowering {
         };
         if let Some(ty) = ty {
             let float = self.float;
-            if !(float.is(ty) || is_integer(ty) || is_bool(ty) || array_dims(ty, float).is_some()) {
+            let known = float.is(ty)
+                || is_integer(ty)
+                || is_bool(ty)
+                || array_dims(ty, float).is_some()
+                || is_vec_of(ty, float);
+            if !known {
                 let real = self.real_name();
                 self.error(
                     ty,
                     format!(
-                        "#[grad] locals of this function must be `{real}`, `{real}` arrays, or \
-                         integers and `bool` (constants)"
+                        "#[grad] locals of this function must be `{real}`, `{real}` arrays, \
+                         `Vec<{real}>`, or integers and `bool` (constants)"
                     ),
                 );
                 return;
@@ -1032,4 +1037,21 @@ fn is_vec_macro(path: &Path) -> bool {
         [krate, name] => matches!(krate.as_str(), "std" | "alloc") && name == "vec",
         _ => false,
     }
+}
+
+/// Whether `ty` is `Vec<f64>` (of the function's float type), as a vector local may be
+/// written: `let mut v: Vec<f64> = vec![0.0; n];`.
+fn is_vec_of(ty: &syn::Type, float: crate::ir::Float) -> bool {
+    let syn::Type::Path(path) = ty else {
+        return false;
+    };
+    let Some(last) = path.path.segments.last() else {
+        return false;
+    };
+    let syn::PathArguments::AngleBracketed(arguments) = &last.arguments else {
+        return false;
+    };
+    last.ident == "Vec"
+        && arguments.args.len() == 1
+        && matches!(arguments.args.first(), Some(syn::GenericArgument::Type(element)) if float.is(element))
 }
