@@ -256,6 +256,7 @@ fn rows_subslices_and_windows_as_iterables() {
 /// Vector locals written with their type, `let v: Vec<f64> = …;`, in the three ways the
 /// guide lists (issue: the type was rejected while the same code without it worked).
 #[grad]
+#[allow(clippy::needless_range_loop)] // the loops are written the way users write them
 fn typed_vectors(x: f64, y: f64, n: usize) -> f64 {
     let mut filled: Vec<f64> = vec![0.0; n];
     for i in 0..n {
