@@ -280,3 +280,62 @@ fn raw_identifiers() {
     assert_eq!(d.r#loop, 3.0);
     assert_eq!(dx, 2.0);
 }
+
+/// Points kept in a vector field.
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+pub struct Cloud {
+    pub v: Vec<f64>,
+}
+
+#[grad]
+impl Cloud {
+    /// A local vector as long as a field (issue: `vec![0.0; self.v.len()]` was rejected
+    /// under `len`, while the same `.len()` worked as a loop bound).
+    #[grad]
+    #[allow(clippy::needless_range_loop)] // the loop is written the way users write it
+    fn spread(&self, x: f64) -> f64 {
+        let mut scaled = vec![0.0; self.v.len()];
+        for i in 0..self.v.len() {
+            scaled[i] = (self.v[i] * x).sin();
+        }
+        scaled.iter().map(|s| s * s).sum::<f64>()
+    }
+}
+
+#[grad]
+#[allow(clippy::needless_range_loop)] // the loop is written the way users write it
+fn spread_of(m: &Cloud, x: f64) -> f64 {
+    let mut scaled = vec![0.0; m.v.len()];
+    for i in 0..m.v.len() {
+        scaled[i] = m.v[i] * x + m.v[i];
+    }
+    scaled.iter().map(|s| s * s).sum::<f64>()
+}
+
+#[test]
+fn a_local_vector_as_long_as_a_field() {
+    let c = Cloud {
+        v: vec![0.3, -1.2, 0.8],
+    };
+    let x = 0.6;
+    let (value, dc, dx) = c.spread_grad(x);
+    assert_eq!(value.to_bits(), c.spread(x).to_bits());
+    assert_close(
+        &dc.to_flat_vec(),
+        &numeric_partial(&c, |c| c.spread(x)),
+        1e-7,
+    );
+    let h = 1e-6;
+    assert!((dx - (c.spread(x + h) - c.spread(x - h)) / (2.0 * h)).abs() < 1e-7);
+
+    let (value, dc, dx) = spread_of_grad(&c, x);
+    assert_eq!(value.to_bits(), spread_of(&c, x).to_bits());
+    assert_close(
+        &dc.to_flat_vec(),
+        &numeric_partial(&c, |c| spread_of(c, x)),
+        1e-7,
+    );
+    // Closed form: Σ 2·(vᵢx + vᵢ)·vᵢ.
+    let expected: f64 = c.v.iter().map(|v| 2.0 * (v * x + v) * v).sum();
+    assert!((dx - expected).abs() < 1e-12);
+}

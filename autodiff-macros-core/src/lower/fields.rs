@@ -177,6 +177,26 @@ struct Rename<'a> {
 
 impl VisitMut for Rename<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        // `vec![0.0; m.v.len()]`: a macro's tokens are not an expression to visit, so the
+        // repeat form is parsed, renamed and put back.
+        if let Expr::Macro(mac) = expr {
+            let is_vec = mac
+                .mac
+                .path
+                .segments
+                .last()
+                .is_some_and(|s| s.ident == "vec");
+            let tokens = &mac.mac.tokens;
+            if is_vec {
+                if let Ok(mut repeat) = syn::parse2::<syn::ExprRepeat>(quote::quote!([#tokens])) {
+                    self.visit_expr_mut(&mut repeat.expr);
+                    self.visit_expr_mut(&mut repeat.len);
+                    let (element, len) = (&repeat.expr, &repeat.len);
+                    mac.mac.tokens = quote::quote!(#element; #len);
+                }
+                return;
+            }
+        }
         if let Expr::Field(field) = expr {
             if let Some(ident) = path_of(field).and_then(|path| self.names.get(&path)) {
                 let mut ident = ident.clone();
