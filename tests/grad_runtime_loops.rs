@@ -294,3 +294,53 @@ fn vector_locals_written_with_their_type() {
         "{dx} {dy} vs {ex} {ey}"
     );
 }
+
+/// `windows` and `chunks` over array parameters, by reference and by value, in `for`
+/// loops and iterator chains (issue: "`w` has 2 dimension(s)", while the same code over
+/// a slice worked).
+#[grad]
+#[allow(clippy::needless_range_loop)] // the loop is written the way users write it
+fn windows_over_arrays(a: &[f64; 5], b: [f64; 4], m: [[f64; 3]; 2]) -> f64 {
+    let mut total = 0.0;
+    for w in a.windows(2) {
+        total += w[0] * w[1];
+    }
+    total += b.windows(3).map(|w| w[0] * w[2] - w[1]).sum::<f64>();
+    for c in b.chunks(2) {
+        total += c[0] * c[1];
+    }
+    for k in 0..3 {
+        total += (m[1][k] - m[0][k]).powi(2);
+    }
+    total
+}
+
+#[test]
+fn windows_and_chunks_over_array_parameters() {
+    let a = [0.5, -1.0, 2.0, 0.25, 1.5];
+    let b = [1.0, -0.5, 0.75, 2.0];
+    let m = [[0.1, 0.2, 0.3], [1.0, -2.0, 0.5]];
+    let (value, da, db, dm) = windows_over_arrays_grad(&a, b, m);
+    assert_eq!(value.to_bits(), windows_over_arrays(&a, b, m).to_bits());
+    let mut point = a.to_vec();
+    point.extend(b);
+    point.extend(m.iter().flatten());
+    let fd = fd_gradient(
+        |p| {
+            let a = [p[0], p[1], p[2], p[3], p[4]];
+            let b = [p[5], p[6], p[7], p[8]];
+            let m = [[p[9], p[10], p[11]], [p[12], p[13], p[14]]];
+            windows_over_arrays(&a, b, m)
+        },
+        &point,
+    );
+    let mut gradient = da.to_vec();
+    gradient.extend(db);
+    gradient.extend(dm.iter().flatten());
+    for (g, f) in gradient.iter().zip(&fd) {
+        assert!(
+            (g - f).abs() < 1e-7 * f.abs().max(1.0),
+            "{gradient:?} vs {fd:?}"
+        );
+    }
+}

@@ -727,12 +727,12 @@ impl Lowering {
                         let (kind, num) = (self.vars[alias.var].kind, self.var_nums[alias.var]);
                         let placeholder = self.declare_hidden(kind, num);
                         let v = &self.vars[alias.var];
-                        let dims = if alias.offset.is_some() {
-                            v.dims.clone()
-                        } else {
-                            let used = alias.prefix.len() - usize::from(v.slice);
-                            v.dims[used.min(v.dims.len())..].to_vec()
-                        };
+                        // The dimensions below those the alias fixes: below the prefix,
+                        // and for a window or chunk below the dimension it runs along too
+                        // (a slice's first index is not among `dims`).
+                        let fixed = alias.prefix.len() + usize::from(alias.offset.is_some());
+                        let used = fixed.saturating_sub(usize::from(v.slice));
+                        let dims = v.dims[used.min(v.dims.len())..].to_vec();
                         self.vars[placeholder].dims = dims;
                         self.vars[placeholder].slice = alias.offset.is_some();
                         self.aliases.insert(placeholder, alias);
