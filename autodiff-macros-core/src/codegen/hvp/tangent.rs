@@ -588,7 +588,8 @@ impl Transform<'_> {
     }
 
     fn stmt(&mut self, stmt: &Stmt, out: &mut Block) {
-        let stmt = &self.hoist_calls(stmt, out);
+        let hoisted = self.hoist_calls(stmt, out);
+        let stmt = hoisted.as_ref().unwrap_or(stmt);
         let mut memo = HashMap::new();
         match stmt {
             Stmt::Let {
@@ -810,7 +811,9 @@ impl Transform<'_> {
     ///
     /// The callee's pullback of its tangent function (`hvp` or `hessian` on it) then
     /// differentiates the call in the sweep.
-    fn hoist_calls(&mut self, stmt: &Stmt, out: &mut Block) -> Stmt {
+    /// Returns the statement with its calls moved out, or `None` where it has none (most
+    /// statements, which are then not copied).
+    fn hoist_calls(&mut self, stmt: &Stmt, out: &mut Block) -> Option<Stmt> {
         let calls: Vec<NodeId> = stmt
             .nodes()
             .iter()
@@ -821,7 +824,7 @@ impl Transform<'_> {
             })
             .collect();
         if calls.is_empty() {
-            return stmt.clone();
+            return None;
         }
         let mut stmt = stmt.clone();
         for call in calls {
@@ -901,7 +904,7 @@ impl Transform<'_> {
             });
             self.hoisted.insert(call, tangent);
         }
-        stmt
+        Some(stmt)
     }
 
     /// Reports a call among `nodes` that passes an array, a slice or a struct whole and
