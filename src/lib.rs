@@ -20,6 +20,8 @@ extern crate alloc;
 extern crate self as autodiff;
 
 pub use autodiff_macros::{grad, Differentiable};
+#[cfg(feature = "alloc")]
+pub use autodiff_runtime::Matrix;
 #[cfg(feature = "std")]
 pub use autodiff_runtime::{calc, check, Gradient, Operand, Tape, Value, Var};
 pub use autodiff_runtime::{rules, stop_gradient, Differentiable, DomainError, F64Ext, Real};
@@ -30,7 +32,7 @@ pub use autodiff_runtime::{rules, stop_gradient, Differentiable, DomainError, F6
 /// its own, that is what `x.tanh()` calls.
 pub mod prelude {
     #[cfg(feature = "std")]
-    pub use crate::{assert_gradient, assert_hessian, Tape, Value, Var};
+    pub use crate::{assert_gradient, assert_hessian, assert_jacobian, Tape, Value, Var};
     pub use crate::{grad, stop_gradient, Differentiable, F64Ext, Real};
 }
 
@@ -146,6 +148,43 @@ macro_rules! assert_hessian {
     };
 }
 
+/// Asserts that a Jacobian agrees with central differences of its function
+/// ([`check::jacobian`]), with [`check::DEFAULT_TOLERANCE`] or a tolerance given; on
+/// failure, panics with the report (the worst entry and its difference).
+///
+/// ```
+/// use autodiff::prelude::*;
+///
+/// #[grad(jacobian)]
+/// fn polar(p: [f64; 2]) -> [f64; 2] {
+///     [p[0] * p[1].cos(), p[0] * p[1].sin()]
+/// }
+///
+/// let at = [2.0, 0.3];
+/// let (_, j) = polar_jacobian(at);
+/// assert_jacobian!(|p: &[f64]| polar([p[0], p[1]]), &j, &at);
+/// ```
+#[cfg(feature = "std")]
+#[macro_export]
+macro_rules! assert_jacobian {
+    ($f:expr, $rows:expr, $at:expr $(,)?) => {
+        $crate::assert_jacobian!($f, $rows, $at, tolerance = $crate::check::DEFAULT_TOLERANCE)
+    };
+    ($f:expr, $rows:expr, $at:expr, tolerance = $tolerance:expr $(,)?) => {
+        match ($crate::check::jacobian($f, $rows, $at), $tolerance) {
+            (report, tolerance) => {
+                if !report.passed(tolerance) {
+                    ::core::panic!(
+                        "Jacobian check failed (tolerance {:e}): {}",
+                        tolerance,
+                        report
+                    );
+                }
+            }
+        }
+    };
+}
+
 /// Paths used by code that `#[grad]` generates. Not a public API.
 #[doc(hidden)]
 pub mod __private {
@@ -153,7 +192,7 @@ pub mod __private {
     pub use autodiff_runtime::differentiable_probe as probe;
     pub use autodiff_runtime::{loops, rules, Differentiable, F64Ext, Flat};
     #[cfg(feature = "alloc")]
-    pub use {alloc::vec, autodiff_runtime::Workspace};
+    pub use {alloc::vec, autodiff_runtime::Matrix, autodiff_runtime::Workspace};
 }
 
 /// The README's Rust examples, compiled and run as doc tests.

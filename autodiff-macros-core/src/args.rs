@@ -1,5 +1,5 @@
 //! The arguments of the attribute: `#[grad]`, `#[grad(wrt(a, c))]`, `#[grad(reassociate)]`,
-//! `#[grad(jvp, hvp, hessian)]`.
+//! `#[grad(jvp, jacobian, hvp, hessian)]`.
 
 use proc_macro2::TokenStream;
 use syn::meta::ParseNestedMeta;
@@ -17,6 +17,9 @@ pub struct GradArgs {
     pub reassociate: bool,
     /// `jvp`: also generate forward mode, `<name>_jvp`.
     pub jvp: bool,
+    /// `jacobian`: also generate the Jacobian, `<name>_jacobian` (and forward mode, which it
+    /// calls).
+    pub jacobian: bool,
     /// `hvp`: also generate the Hessian–vector product, `<name>_hvp`.
     pub hvp: bool,
     /// `hessian`: also generate the Hessian, `<name>_hessian`.
@@ -51,12 +54,13 @@ pub fn parse(tokens: TokenStream) -> syn::Result<GradArgs> {
             })?;
             args.wrt = Some(names);
             Ok(())
-        } else if let Some(flag) = ["jvp", "hvp", "hessian"]
+        } else if let Some(flag) = ["jvp", "jacobian", "hvp", "hessian"]
             .into_iter()
             .find(|name| meta.path.is_ident(name))
         {
             let set = match flag {
                 "jvp" => &mut args.jvp,
+                "jacobian" => &mut args.jacobian,
                 "hvp" => &mut args.hvp,
                 _ => &mut args.hessian,
             };
@@ -74,7 +78,7 @@ pub fn parse(tokens: TokenStream) -> syn::Result<GradArgs> {
         } else {
             Err(meta.error(
                 "unknown #[grad] argument; supported: `wrt(param, …)`, `reassociate`, `jvp`, \
-                 `hvp`, `hessian`",
+                 `jacobian`, `hvp`, `hessian`",
             ))
         }
     });

@@ -23,6 +23,13 @@ impl Errors {
         }
     }
 
+    /// How many errors were recorded.
+    pub fn count(&self) -> usize {
+        self.combined
+            .as_ref()
+            .map_or(0, |e| e.clone().into_iter().count())
+    }
+
     /// `Err` with every recorded error, or `Ok(value)` when there were none.
     pub fn finish<T>(self, value: T) -> syn::Result<T> {
         match self.combined {

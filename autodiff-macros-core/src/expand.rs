@@ -364,16 +364,30 @@ pub struct Context<'a> {
 
 fn try_expand(args: TokenStream, function: ItemFn, context: &Context) -> syn::Result<TokenStream> {
     let args = args::parse(args)?;
+    let original = function.clone();
     let function = lower::lower(function, &args, context)?;
     let activity = check::check(&function)?;
-    let gradient = codegen::gradient_fn(&function, &activity);
-    let jvp = args.jvp.then(|| codegen::jvp::jvp_fn(&function, &activity));
+    let gradient = if function.output.is_some() {
+        // A vector output: its pullback is the gradient of its contraction with a seed.
+        let contracted = lower::lower_contracted(original, &args, context)?;
+        let activity = check::check(&contracted)?;
+        codegen::gradient_fn(&contracted, &activity)
+    } else {
+        codegen::gradient_fn(&function, &activity)
+    };
+    // The Jacobian's forward sweeps call `_jvp`, generated for it too.
+    let jvp = (args.jvp || args.jacobian).then(|| codegen::jvp::jvp_fn(&function, &activity));
+    let jacobian = if args.jacobian {
+        codegen::jacobian::jacobian_fn(&function)?
+    } else {
+        TokenStream::new()
+    };
     let second = if args.hvp || args.hessian {
         codegen::hvp::second_order(&function, &activity, args.hvp, args.hessian)?
     } else {
         TokenStream::new()
     };
-    Ok(quote!(#gradient #jvp #second))
+    Ok(quote!(#gradient #jvp #jacobian #second))
 }
 
 fn with_error(item: TokenStream, error: syn::Error) -> TokenStream {
@@ -391,6 +405,17 @@ fn stub(function: &ItemFn, args: TokenStream, context: &Context) -> TokenStream 
                 let zeros = tuple.elems.iter().map(|_| quote!(0.0));
                 quote!((#(#zeros),*))
             }
+            Type::Array(_) => {
+                let dims = crate::types::array_dims(ty, crate::types::Float::F64)
+                    .or_else(|| crate::types::array_dims(ty, crate::types::Float::F32))
+                    .unwrap_or_default();
+                dims.iter()
+                    .rev()
+                    .fold(quote!(0.0), |inner, dim| quote!([#inner; #dim]))
+            }
+            Type::Path(path) if path.path.segments.last().is_some_and(|s| s.ident == "Vec") => {
+                quote!(Vec::new())
+            }
             _ => quote!(0.0),
         },
         syn::ReturnType::Default => quote!(0.0),
@@ -405,21 +430,31 @@ fn stub(function: &ItemFn, args: TokenStream, context: &Context) -> TokenStream 
     ) else {
         return TokenStream::new();
     };
-    let (signature, signature_into) = codegen::signatures(&lowered);
+    let gradient = lowered.output.is_none().then(|| {
+        let (signature, signature_into) = codegen::signatures(&lowered);
+        quote! {
+            #[allow(unused_variables)] #signature { ::core::unreachable!() }
+            #[allow(unused_variables)] #signature_into { ::core::unreachable!() }
+        }
+    });
     let pullback = codegen::vjp_signature(&lowered)
         .map(|signature| quote!(#[allow(unused_variables)] #signature { ::core::unreachable!() }));
-    let jvp = args.jvp.then(|| {
+    let jvp = (args.jvp || args.jacobian).then(|| {
         let signature = codegen::jvp::jvp_signature(&lowered);
+        quote!(#[allow(unused_variables)] #signature { ::core::unreachable!() })
+    });
+    let jacobian = args.jacobian.then(|| {
+        let signature = codegen::jacobian::jacobian_signature(&lowered);
         quote!(#[allow(unused_variables)] #signature { ::core::unreachable!() })
     });
     let second = codegen::hvp::signatures(&lowered, args.hvp, args.hessian)
         .into_iter()
         .map(|signature| quote!(#[allow(unused_variables)] #signature { ::core::unreachable!() }));
     quote! {
-        #[allow(unused_variables)] #signature { ::core::unreachable!() }
-        #[allow(unused_variables)] #signature_into { ::core::unreachable!() }
+        #gradient
         #pullback
         #jvp
+        #jacobian
         #(#second)*
     }
 }

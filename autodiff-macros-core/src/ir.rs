@@ -47,6 +47,10 @@ pub struct Function {
     /// How many numbers it returns: 1, or the length of the tuple it returns (then only the
     /// pullback is generated).
     pub outputs: usize,
+    /// A vector output (`[f64; M]`, nested, or `Vec<f64>`): the local variable the body
+    /// returns whole (its [`Stmt::Return`] reads it with no index). Only its pullback,
+    /// forward mode and Jacobian are generated; `codegen::contract` makes the pullback.
+    pub output: Option<VectorOutput>,
     /// The float type it computes in, `f64` or `f32`: every real parameter, local, partial,
     /// adjoint and saved value has it.
     pub real: Float,
@@ -70,6 +74,18 @@ pub struct Function {
     /// the error to report, under the user's tokens, if one depends on a differentiated
     /// parameter after all.
     pub constant_uses: Vec<(NodeId, syn::Error)>,
+}
+
+/// The array or vector a function returns.
+#[derive(Clone)]
+pub struct VectorOutput {
+    /// The variable returned.
+    pub var: VarId,
+    /// The return type, as written.
+    pub ty: Type,
+    /// After `codegen::contract`: the parameter holding the pullback's seed, of the
+    /// output's shape (the function then returns `Σ seed·output`).
+    pub seed: Option<usize>,
 }
 
 /// A parameter of the function.

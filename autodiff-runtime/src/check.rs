@@ -662,6 +662,121 @@ pub fn hessian<const N: usize>(
     report
 }
 
+/// How a Jacobian compares with central differences of its function ([`jacobian`]).
+#[derive(Clone, Debug)]
+pub struct JacobianReport {
+    /// The largest error of an entry (as [`Report::max_error`] measures a partial's).
+    pub max_error: f64,
+    /// The entry with that error, `(row, column)`: (output, input).
+    pub worst: (usize, usize),
+    /// That entry, and its central difference.
+    pub entry: (f64, f64),
+    /// The Jacobian's shape, `(outputs, inputs)`.
+    pub shape: (usize, usize),
+}
+
+impl JacobianReport {
+    /// Whether every entry's error is at most `tolerance`.
+    #[must_use]
+    pub fn passed(&self, tolerance: f64) -> bool {
+        self.max_error <= tolerance
+    }
+}
+
+impl fmt::Display for JacobianReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (i, j) = self.worst;
+        write!(
+            f,
+            "{} × {} Jacobian: largest error {:.2e} at J[{i}][{j}] = {:e} (central \
+             difference: {:e})",
+            self.shape.0, self.shape.1, self.max_error, self.entry.0, self.entry.1
+        )
+    }
+}
+
+/// Checks a Jacobian against central differences of its function: column `j` against
+/// `(f(x + hⱼeⱼ) − f(x − hⱼeⱼ)) / 2hⱼ`, with the step and the error of [`gradient`]'s
+/// comparison (the floor is a hundredth of the largest difference). `f` takes the inputs
+/// flattened; `rows` are the Jacobian's rows, one per output number (the blocks of
+/// `<name>_jacobian` are: `&j` of a `Vec<[f64; N]>` or an array of arrays,
+/// `j.row_iter()` of a [`Matrix`](crate::Matrix)). A shape that does not match is
+/// reported as an error of infinity.
+///
+/// ```
+/// use autodiff_runtime::check;
+///
+/// // f(x) = (x₀·x₁, sin x₀).
+/// let f = |x: &[f64]| vec![x[0] * x[1], x[0].sin()];
+/// let at = [0.5f64, -1.5];
+/// let j = [[at[1], at[0]], [at[0].cos(), 0.0]];
+/// let report = check::jacobian(f, &j, &at);
+/// assert!(report.passed(check::DEFAULT_TOLERANCE), "{report}");
+///
+/// let wrong = [[at[1], at[0]], [at[0].cos(), 1.0]];
+/// assert_eq!(check::jacobian(f, &wrong, &at).worst, (1, 1));
+/// ```
+pub fn jacobian<O, R>(
+    f: impl Fn(&[f64]) -> O,
+    rows: impl IntoIterator<Item = R>,
+    at: &[f64],
+) -> JacobianReport
+where
+    O: AsRef<[f64]>,
+    R: AsRef<[f64]>,
+{
+    let step_scale = f64::EPSILON.cbrt();
+    let n = at.len();
+    let m = f(at).as_ref().len();
+    let mut differences = vec![vec![0.0; n]; m];
+    let (mut up, mut down) = (at.to_vec(), at.to_vec());
+    for j in 0..n {
+        let h = step_scale * at[j].abs().max(1.0);
+        up[j] = at[j] + h;
+        down[j] = at[j] - h;
+        let (fu, fd) = (f(&up), f(&down));
+        for (i, row) in differences.iter_mut().enumerate() {
+            row[j] = (fu.as_ref()[i] - fd.as_ref()[i]) / (up[j] - down[j]);
+        }
+        up[j] = at[j];
+        down[j] = at[j];
+    }
+    let largest = differences
+        .iter()
+        .flatten()
+        .fold(1.0f64, |l, d| l.max(d.abs()));
+    let floor = FLOOR_FRACTION * largest;
+    let mut report = JacobianReport {
+        max_error: 0.0,
+        worst: (0, 0),
+        entry: (0.0, 0.0),
+        shape: (m, n),
+    };
+    let mut count = 0;
+    for (i, row) in rows.into_iter().enumerate() {
+        count += 1;
+        let row = row.as_ref();
+        if i >= m || row.len() != n {
+            report.max_error = f64::INFINITY;
+            report.worst = (i, row.len());
+            continue;
+        }
+        for (j, (&entry, &difference)) in row.iter().zip(&differences[i]).enumerate() {
+            let error = (entry - difference).abs() / entry.abs().max(difference.abs()).max(floor);
+            if error > report.max_error || error.is_nan() {
+                report.max_error = if error.is_nan() { f64::INFINITY } else { error };
+                report.worst = (i, j);
+                report.entry = (entry, difference);
+            }
+        }
+    }
+    if count != m {
+        report.max_error = f64::INFINITY;
+        report.worst = (count, n);
+    }
+    report
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

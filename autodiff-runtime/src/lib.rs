@@ -39,6 +39,8 @@ mod differentiable;
 mod error;
 mod ext;
 pub mod loops;
+#[cfg(feature = "alloc")]
+mod matrix;
 mod real;
 pub mod rules;
 #[cfg(feature = "std")]
@@ -52,6 +54,8 @@ pub use differentiable::probe as differentiable_probe;
 pub use differentiable::Differentiable;
 pub use error::DomainError;
 pub use ext::F64Ext;
+#[cfg(feature = "alloc")]
+pub use matrix::Matrix;
 pub use real::Real;
 #[cfg(feature = "std")]
 pub use tape::{Gradient, Operand, Tape, Var};

@@ -41,6 +41,7 @@ use std::collections::HashMap;
 
 mod forward;
 pub mod hvp;
+pub mod jacobian;
 pub mod jvp;
 mod lanes;
 mod outline;
@@ -160,8 +161,9 @@ fn flat_scopes_of(
         && sig.receiver().is_none()
         && !function.in_impl
         && function.probe_self.is_none()
-        && !function.params.iter().any(|p| p.ident == "seed")
-    {
+        && !function.params.iter().enumerate().any(|(i, p)| {
+            p.ident == "seed" && Some(i) != function.output.as_ref().and_then(|o| o.seed)
+        }) {
         let real = function.real;
         // The parameters, and the buffers of `_grad_into` and `_vjp`.
         let params = function
@@ -199,7 +201,7 @@ fn flat_scopes_of(
                 let tangent = jvp::tangent_param(function, i).to_string();
                 (tangent, function.params[i].ty.to_token_stream())
             }))
-            .chain(std::iter::once({
+            .chain(function.output.is_none().then(|| {
                 // `_vjp`'s seed (a parameter named so keeps the function whole).
                 let reals = std::iter::repeat_n(quote!(#real), function.outputs);
                 let seed = if function.outputs > 1 {
@@ -510,7 +512,27 @@ fn sweep(function: &Function, activity: &Activity, seed: TokenStream) -> Sweep {
             #forward
             #reverse
         },
-        value: gen.result.clone().unwrap_or_else(|| quote!(0.0)),
+        value: match &function.output {
+            // A vector output's pullback returns the output, of the seed's length.
+            Some(output) => {
+                let value = gen.var_slot(output.var);
+                match output.seed {
+                    Some(seed) if function.vars[output.var].slice => {
+                        let seed = &function.params[seed].ident;
+                        let message = format!(
+                            "{}_vjp: the seed has length {{}}, but the output has length {{}}",
+                            function.original.sig.ident
+                        );
+                        quote!({
+                            ::core::assert!(#seed.len() == #value.len(), #message, #seed.len(), #value.len());
+                            #value
+                        })
+                    }
+                    _ => value,
+                }
+            }
+            None => gen.result.clone().unwrap_or_else(|| quote!(0.0)),
+        },
         recycle,
         reached: gen.reached,
     }
@@ -696,8 +718,8 @@ fn zero_partial(function: &Function, index: usize) -> TokenStream {
 /// `<name>_grad`, `<name>_grad_into`, and for functions with array, slice or struct
 /// parameters the pullback `<name>_vjp` (see [`vjp`]).
 pub fn gradient_fn(function: &Function, activity: &Activity) -> TokenStream {
-    if function.outputs > 1 {
-        // Several outputs have no gradient, only a pullback.
+    if function.outputs > 1 || function.output.is_some() {
+        // Several outputs, or an array or vector, have no gradient, only a pullback.
         return vjp::pullback(function, activity);
     }
     let (signature, signature_into) = signatures(function);

@@ -44,7 +44,62 @@ use syn::{BinOp, Expr, FnArg, Ident, Item, ItemFn, Lit, Local, Pat, Path, Return
 
 /// Lowers a function. Returns every error found in it at once.
 pub fn lower(original: ItemFn, args: &GradArgs, context: &Context) -> syn::Result<Function> {
-    let mut lowering = Lowering::default();
+    lower_with(original, args, context, None)
+}
+
+/// Lowers a function with a vector output for its pullback: with one more parameter, the
+/// seed (of the output's type; `&[f64]` for a `Vec`), and returning `Σ seed·output`, whose
+/// gradient with respect to the other parameters is the vector–Jacobian product. The
+/// output is still computed in its variable ([`Function::output`]), for the pullback's
+/// value.
+pub fn lower_contracted(
+    mut original: ItemFn,
+    args: &GradArgs,
+    context: &Context,
+) -> syn::Result<Function> {
+    let seed = if crate::types::mentions(&original.to_token_stream(), &|i| i == "seed") {
+        Ident::new("__seed", Span::mixed_site())
+    } else {
+        Ident::new("seed", Span::mixed_site())
+    };
+    let ty = match &original.sig.output {
+        ReturnType::Type(_, ty) => seed_type(ty),
+        ReturnType::Default => syn::parse_quote!(f64),
+    };
+    original.sig.inputs.push(syn::parse_quote!(#seed: #ty));
+    let mut function = lower_with(original, args, context, Some(seed))?;
+    let index = function.params.len() - 1;
+    function.params[index].wrt = false;
+    function.wrt.retain(|&i| i != index);
+    if let Some(output) = &mut function.output {
+        output.seed = Some(index);
+    }
+    Ok(function)
+}
+
+/// The type of a vector output's seed: the output's array type, or a slice for a `Vec`.
+pub fn seed_type(output: &Type) -> Type {
+    if matches!(strip_group(output), Type::Array(_)) {
+        return output.clone();
+    }
+    let real = if stmt::is_vec_of(output, Float::F32) {
+        quote!(f32)
+    } else {
+        quote!(f64)
+    };
+    syn::parse_quote!(&[#real])
+}
+
+fn lower_with(
+    original: ItemFn,
+    args: &GradArgs,
+    context: &Context,
+    contract: Option<Ident>,
+) -> syn::Result<Function> {
+    let mut lowering = Lowering {
+        contract,
+        ..Lowering::default()
+    };
     let params = lowering.signature(&original, args, context);
     let body = fields::rename(&original.block, &lowering.field_names);
     lowering.function_body(&body);
@@ -56,6 +111,7 @@ pub fn lower(original: ItemFn, args: &GradArgs, context: &Context) -> syn::Resul
         None => (0..params.len()).filter(|&i| params[i].wrt).collect(),
     };
     let outputs = lowering.outputs;
+    let output = lowering.output.take();
     let probe_self = lowering.probe_self;
     let real = lowering.float;
     let Lowering {
@@ -76,6 +132,7 @@ pub fn lower(original: ItemFn, args: &GradArgs, context: &Context) -> syn::Resul
         reassociate: args.reassociate,
         probe_self,
         outputs,
+        output,
         real,
         wrt,
         items,
@@ -84,6 +141,15 @@ pub fn lower(original: ItemFn, args: &GradArgs, context: &Context) -> syn::Resul
         body: blocks.pop().unwrap_or_default(),
         constant_uses,
     })
+}
+
+/// A type without the invisible groups and parentheses around it.
+fn strip_group(ty: &Type) -> &Type {
+    match ty {
+        Type::Group(group) => strip_group(&group.elem),
+        Type::Paren(paren) => strip_group(&paren.elem),
+        ty => ty,
+    }
 }
 
 /// The kind of variable that holds a value of this kind (a constant of unknown type is
@@ -183,6 +249,13 @@ struct Lowering {
     constant_self: bool,
     /// How many numbers the function returns (a tuple for more than one).
     outputs: usize,
+    /// A vector output: its dimensions and whether it is a `Vec` (from the signature),
+    /// then the variable returned (from the body).
+    vector_output: Option<(Vec<TokenStream>, bool, Type)>,
+    /// See [`Function::output`].
+    output: Option<crate::ir::VectorOutput>,
+    /// Lowering the pullback of a vector output: the seed parameter it is contracted with.
+    contract: Option<Ident>,
     /// See [`Function::probe_self`].
     probe_self: Option<Span>,
     /// The float type the function computes in, read from its signature.

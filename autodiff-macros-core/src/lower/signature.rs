@@ -58,13 +58,22 @@ impl Lowering {
                 self.outputs = real_tuple(ty, float).unwrap_or(1);
             }
             ReturnType::Type(_, ty) if mixes_floats(ty, float) => {} // reported above
+            ReturnType::Type(_, ty) if array_dims(ty, float).is_some() => {
+                // A vector output: differentiated through its pullback, forward mode and
+                // Jacobian.
+                let dims = array_dims(ty, float).unwrap_or_default();
+                self.vector_output = Some((dims, false, (**ty).clone()));
+            }
+            ReturnType::Type(_, ty) if super::stmt::is_vec_of(ty, float) => {
+                self.vector_output = Some((Vec::new(), true, (**ty).clone()));
+            }
             ReturnType::Type(_, ty) => {
                 self.return_rejected = true;
                 errors.at(
                     ty,
                     format!(
-                        "a #[grad] function must return `{real}`, or a tuple of them \
-                         `({real}, {real})`"
+                        "a #[grad] function must return `{real}`, a tuple of them \
+                         `({real}, {real})`, an array `[{real}; M]` or a `Vec<{real}>`"
                     ),
                 );
             }

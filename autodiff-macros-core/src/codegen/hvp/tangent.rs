@@ -29,10 +29,11 @@ use std::collections::HashMap;
 /// The tangent function of `function` (see the module's documentation), with the
 /// parameters' tangents after the parameters, named `t_<name>`, and two outputs.
 pub fn tangent_function(function: &Function, activity: &Activity) -> syn::Result<Function> {
-    if function.outputs != 1 {
+    if function.outputs != 1 || function.output.is_some() {
         return Err(syn::Error::new_spanned(
             &function.original.sig.output,
-            "`hvp` and `hessian` need a function that returns one number",
+            "`hvp` and `hessian` need a function that returns one number; for a vector \
+             output, ask for `jacobian`",
         ));
     }
     let mut transform = Transform {
@@ -109,6 +110,7 @@ pub fn tangent_function(function: &Function, activity: &Activity) -> syn::Result
         items: function.items.clone(),
         fields,
         outputs: 2,
+        output: None,
         real: function.real,
         probe_self: None,
         reassociate: false,

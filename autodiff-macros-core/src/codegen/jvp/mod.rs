@@ -70,7 +70,10 @@ fn signature_named(function: &Function, name: &Ident) -> TokenStream {
         let mutability = function.vars[param.var].mutable.then(|| quote!(mut));
         quote!(#mutability #ident: #ty)
     });
-    let output = real_tuple(function.real, function.outputs);
+    let output = match &function.output {
+        Some(output) => output.ty.to_token_stream(),
+        None => real_tuple(function.real, function.outputs),
+    };
     let generics = &original.sig.generics;
     let attributes = attributes(function);
     let params_named: Vec<String> = function
@@ -339,6 +342,15 @@ impl Tangent<'_> {
                 let primal = self.primal(*value);
                 let tangent = if self.active(*value) {
                     self.tangent(*value)
+                } else if let Some(output) = &function.output {
+                    // An array or vector that depends on no differentiated parameter.
+                    let var = &function.vars[output.var];
+                    let zero = zeros(function.real, &var.dims);
+                    if var.slice {
+                        quote!(::autodiff::__private::vec![#zero; #primal.len()])
+                    } else {
+                        zero
+                    }
                 } else {
                     let zeros = std::iter::repeat_n(quote!(0.0), function.outputs);
                     if function.outputs > 1 {

@@ -1,0 +1,363 @@
+//! Vector outputs and `#[grad(jacobian)]`: functions returning `[f64; M]` (also nested),
+//! tuples, or `Vec<f64>`. Each is checked against an independent reference: central
+//! differences (`assert_jacobian!`), closed forms, and the `Tape` engine; and the modes
+//! against each other: the Jacobian's forward sweeps (columns from `_jvp`) against its
+//! reverse sweeps (rows from `_vjp`), `_jvp` against `J·v`, and `_vjp` against `uᵀ·J`.
+#![allow(clippy::needless_range_loop)] // the loops are written the way users write them
+
+use autodiff::prelude::*;
+
+mod common;
+use common::assert_close;
+
+// ----- least squares: residuals of a model, a `Vec` of run-time length -------------------
+
+/// Misra1a's model, `y = b₁·(1 − exp(−b₂·x))`, as residuals: `Vec` output from an
+/// iterator chain.
+#[grad(jacobian, wrt(b))]
+fn misra(b: [f64; 2], x: &[f64], y: &[f64]) -> Vec<f64> {
+    x.iter()
+        .zip(y)
+        .map(|(&x, &y)| b[0] * (1.0 - (-b[1] * x).exp()) - y)
+        .collect()
+}
+
+/// The same residuals filled by `push` in a counted loop, with a shared sub-expression.
+#[grad(jacobian, wrt(b))]
+fn misra_pushed(b: [f64; 2], x: &[f64], y: &[f64]) -> Vec<f64> {
+    let mut out = Vec::with_capacity(x.len());
+    for i in 0..x.len() {
+        let e = (-b[1] * x[i]).exp();
+        out.push(b[0] - b[0] * e - y[i]);
+    }
+    out
+}
+
+const XS: [f64; 5] = [77.6, 114.9, 141.1, 190.8, 239.9];
+const YS: [f64; 5] = [10.07, 14.73, 17.94, 23.93, 29.61];
+
+#[test]
+fn residuals_match_their_closed_form_jacobian() {
+    let b = [240.0, 5.5e-4];
+    let (value, j) = misra_jacobian(b, &XS, &YS);
+    assert_eq!(value, misra(b, &XS, &YS));
+    assert_eq!(j.len(), XS.len());
+    for i in 0..XS.len() {
+        let e = (-b[1] * XS[i]).exp();
+        assert_close(j[i][0], 1.0 - e, 1e-14, "∂r/∂b₁");
+        assert_close(j[i][1], b[0] * XS[i] * e, 1e-14, "∂r/∂b₂");
+    }
+    let (value_pushed, j_pushed) = misra_pushed_jacobian(b, &XS, &YS);
+    assert_eq!(value_pushed, misra_pushed(b, &XS, &YS));
+    for i in 0..XS.len() {
+        for k in 0..2 {
+            assert_close(j_pushed[i][k], j[i][k], 1e-14, "push loop against iterator");
+        }
+    }
+    assert_jacobian!(|p: &[f64]| misra([p[0], p[1]], &XS, &YS), &j, &b);
+}
+
+#[test]
+fn residuals_pullback_and_forward_mode_agree_with_the_jacobian() {
+    let b = [200.0, 4e-4];
+    let (value, j) = misra_jacobian(b, &XS, &YS);
+    // `_vjp` is uᵀ·J, with buffers for every parameter that holds numbers.
+    let u = [0.5, -1.0, 2.0, 0.25, -0.75];
+    let (mut d_b, mut d_x, mut d_y) = ([0.0; 2], [0.0; 5], [0.0; 5]);
+    let v = misra_vjp(b, &XS, &YS, &u, &mut d_b, &mut d_x, &mut d_y);
+    assert_eq!(v, value);
+    for k in 0..2 {
+        let expected: f64 = (0..5).map(|i| u[i] * j[i][k]).sum();
+        assert_close(d_b[k], expected, 1e-13, "vjp against uᵀJ");
+    }
+    for i in 0..5 {
+        assert_close(d_y[i], -u[i], 1e-15, "∂/∂y");
+        let e = (-b[1] * XS[i]).exp();
+        assert_close(d_x[i], u[i] * b[0] * b[1] * e, 1e-13, "∂/∂x");
+    }
+    // `_jvp` is J·v.
+    let t = [0.3, -200.0];
+    let (v, tangent) = misra_jvp(b, &XS, &YS, t);
+    assert_eq!(v, value);
+    for i in 0..5 {
+        assert_close(
+            tangent[i],
+            j[i][0] * t[0] + j[i][1] * t[1],
+            1e-13,
+            "jvp against Jv",
+        );
+    }
+}
+
+#[test]
+#[should_panic(expected = "the seed has length 7, but the output has length 5")]
+fn a_seed_of_another_length_is_refused() {
+    let (mut d_b, mut d_x, mut d_y) = ([0.0; 2], [0.0; 5], [0.0; 5]);
+    let seed = [1.0; 7];
+    let _ = misra_vjp([1.0, 1.0], &XS, &YS, &seed, &mut d_b, &mut d_x, &mut d_y);
+}
+
+// ----- fixed sizes: arrays, nested arrays, tuples; more inputs than outputs --------------
+
+/// Polar to Cartesian coordinates, with a reused variable.
+#[grad(jacobian)]
+fn polar(r: f64, angle: [f64; 2]) -> [f64; 3] {
+    let mut s = angle[0].sin();
+    let c = angle[0].cos();
+    s *= r;
+    [
+        r * c * angle[1].cos(),
+        s * angle[1].cos(),
+        r * angle[1].sin(),
+    ]
+}
+
+#[test]
+fn an_array_output_has_one_block_per_parameter() {
+    let (r, a) = (1.7, [0.4, -0.9]);
+    let (value, j_r, j_a) = polar_jacobian(r, a);
+    assert_eq!(value, polar(r, a));
+    // Closed forms.
+    let (s0, c0, s1, c1) = (a[0].sin(), a[0].cos(), a[1].sin(), a[1].cos());
+    let expected_r = [c0 * c1, s0 * c1, s1];
+    let expected_a = [
+        [-r * s0 * c1, -r * c0 * s1],
+        [r * c0 * c1, -r * s0 * s1],
+        [0.0, r * c1],
+    ];
+    for i in 0..3 {
+        assert_close(j_r[i], expected_r[i], 1e-15, "∂/∂r");
+        for k in 0..2 {
+            assert_close(j_a[i][k], expected_a[i][k], 1e-15, "∂/∂angle");
+        }
+    }
+    // Inputs (3) are no more than outputs (3): forward sweeps. The pullback gives rows.
+    for i in 0..3 {
+        let mut seed = [0.0; 3];
+        seed[i] = 1.0;
+        let (mut d_r, mut d_a) = (0.0, [0.0; 2]);
+        let _ = polar_vjp(r, a, seed, &mut d_r, &mut d_a);
+        assert_close(d_r, j_r[i], 1e-15, "row by reverse, r");
+        for k in 0..2 {
+            assert_close(d_a[k], j_a[i][k], 1e-15, "row by reverse, angle");
+        }
+    }
+}
+
+/// A 2 × 2 output of four inputs: more inputs than outputs, so reverse sweeps.
+#[grad(jacobian)]
+fn outer(u: [f64; 2], v: [f64; 2]) -> [[f64; 2]; 2] {
+    let mut m = [[0.0; 2]; 2];
+    for i in 0..2 {
+        for k in 0..2 {
+            m[i][k] = u[i] * v[k] + (u[i] - v[k]).powi(2);
+        }
+    }
+    m
+}
+
+#[test]
+fn a_nested_array_output_is_flattened_row_major() {
+    let (u, v) = ([0.3, -1.2], [2.0, 0.7]);
+    let (value, j_u, j_v) = outer_jacobian(u, v);
+    assert_eq!(value, outer(u, v));
+    for i in 0..2 {
+        for k in 0..2 {
+            let row = 2 * i + k;
+            for p in 0..2 {
+                let du = if p == i {
+                    v[k] + 2.0 * (u[i] - v[k])
+                } else {
+                    0.0
+                };
+                let dv = if p == k {
+                    u[i] - 2.0 * (u[i] - v[k])
+                } else {
+                    0.0
+                };
+                assert_close(j_u[row][p], du, 1e-15, "∂m/∂u");
+                assert_close(j_v[row][p], dv, 1e-15, "∂m/∂v");
+            }
+        }
+    }
+    // By forward mode, column by column.
+    for p in 0..2 {
+        let mut t = [0.0; 2];
+        t[p] = 1.0;
+        let (_, tangent) = outer_jvp(u, v, t, [0.0; 2]);
+        for i in 0..2 {
+            for k in 0..2 {
+                assert_close(tangent[i][k], j_u[2 * i + k][p], 1e-15, "column by forward");
+            }
+        }
+    }
+}
+
+/// A tuple of two outputs.
+#[grad(jacobian)]
+fn moments(x: &[f64]) -> (f64, f64) {
+    let mut sum = 0.0;
+    let mut squares = 0.0;
+    for v in x {
+        sum += v;
+        squares += v * v;
+    }
+    let n = x.len() as f64;
+    (sum / n, squares / n - (sum / n) * (sum / n))
+}
+
+#[test]
+fn a_slice_parameter_gives_a_row_major_matrix() {
+    let x = [1.0, 2.5, -0.5, 4.0];
+    let ((mean, variance), j) = moments_jacobian(&x);
+    assert_eq!((mean, variance), moments(&x));
+    assert_eq!(j.shape(), (2, 4));
+    for k in 0..4 {
+        assert_close(j[(0, k)], 0.25, 1e-15, "∂mean/∂x");
+        assert_close(j[1][k], 2.0 * (x[k] - mean) / 4.0, 1e-14, "∂variance/∂x");
+    }
+    assert_jacobian!(
+        |x: &[f64]| {
+            let (m, v) = moments(x);
+            [m, v]
+        },
+        j.row_iter(),
+        &x
+    );
+}
+
+#[grad(jacobian)]
+fn scaled(x: &[f64], a: f64) -> Vec<f64> {
+    x.iter().map(|v| a * v * v.sin()).collect()
+}
+
+#[test]
+fn a_vector_output_of_a_slice() {
+    let x = [0.5, -1.5, 2.0];
+    let (value, j_x, j_a) = scaled_jacobian(&x, 1.5);
+    assert_eq!(value, scaled(&x, 1.5));
+    assert_eq!(j_x.shape(), (3, 3));
+    for i in 0..3 {
+        for k in 0..3 {
+            let expected = if i == k {
+                1.5 * (x[i].sin() + x[i] * x[i].cos())
+            } else {
+                0.0
+            };
+            assert_close(j_x[i][k], expected, 1e-15, "∂/∂x");
+        }
+        assert_close(j_a[i], x[i] * x[i].sin(), 1e-15, "∂/∂a");
+    }
+}
+
+// ----- a scalar output: the Jacobian is the gradient ----------------------------------
+
+#[grad(jacobian)]
+fn energy(x: f64, w: [f64; 3]) -> f64 {
+    let s = w[0] * x + w[1] * x * x;
+    s.tanh() * w[2] + s
+}
+
+#[test]
+fn a_scalar_output_jacobian_is_the_gradient() {
+    let (x, w) = (0.7, [0.2, -0.4, 1.5]);
+    assert_eq!(energy_jacobian(x, w), energy_grad(x, w));
+}
+
+// ----- f32, methods, calls -------------------------------------------------------------
+
+#[grad(jacobian)]
+fn rotate32(p: [f32; 2], angle: f32) -> [f32; 2] {
+    let (s, c) = (angle.sin(), angle.cos());
+    [c * p[0] - s * p[1], s * p[0] + c * p[1]]
+}
+
+#[test]
+fn f32_vector_outputs() {
+    let (p, angle) = ([1.0f32, 2.0], 0.3f32);
+    let (value, j_p, j_angle) = rotate32_jacobian(p, angle);
+    assert_eq!(value, rotate32(p, angle));
+    let (s, c) = (angle.sin(), angle.cos());
+    assert_eq!(j_p, [[c, -s], [s, c]]);
+    assert!((j_angle[0] - (-s * p[0] - c * p[1])).abs() < 1e-6);
+    assert!((j_angle[1] - (c * p[0] - s * p[1])).abs() < 1e-6);
+}
+
+#[grad(jvp)]
+fn bump(x: f64) -> f64 {
+    (-x * x).exp()
+}
+
+/// A vector output that calls another annotated function.
+#[grad(jacobian)]
+fn bumps(c: [f64; 3], x: f64) -> [f64; 3] {
+    [bump(x - c[0]), bump(x - c[1]) * c[2], bump(x) * c[0]]
+}
+
+#[test]
+fn calls_to_annotated_functions_inside_vector_outputs() {
+    let (c, x) = ([0.1, -0.3, 2.0], 0.4);
+    let (value, j_c, j_x) = bumps_jacobian(c, x);
+    assert_eq!(value, bumps(c, x));
+    let flat = |p: &[f64]| bumps([p[0], p[1], p[2]], p[3]);
+    let rows: Vec<[f64; 4]> = (0..3)
+        .map(|i| [j_c[i][0], j_c[i][1], j_c[i][2], j_x[i]])
+        .collect();
+    assert_jacobian!(flat, &rows, &[c[0], c[1], c[2], x]);
+}
+
+struct Spring {
+    k: f64,
+}
+
+#[grad]
+impl Spring {
+    /// Force and energy of a spring stretched by `d`, with respect to the stretch.
+    #[grad(jacobian, wrt(d))]
+    fn state(&self, d: [f64; 2]) -> [f64; 2] {
+        let length = (d[0] * d[0] + d[1] * d[1]).sqrt();
+        [-self.k * length, 0.5 * self.k * length * length]
+    }
+}
+
+#[test]
+fn methods_with_vector_outputs() {
+    let spring = Spring { k: 3.0 };
+    let d = [0.6, -0.8];
+    let (value, j) = spring.state_jacobian(d);
+    assert_eq!(value, spring.state(d));
+    // length 1: ∂length/∂d = d.
+    assert_close(j[0][0], -3.0 * 0.6, 1e-15, "force");
+    assert_close(j[1][1], 3.0 * -0.8, 1e-15, "energy");
+}
+
+// ----- against the Tape engine ---------------------------------------------------------
+
+#[test]
+fn jacobians_match_the_tape() {
+    let (u, v) = ([0.3, -1.2], [2.0, 0.7]);
+    let (_, j_u, j_v) = outer_jacobian(u, v);
+    let tape = Tape::new();
+    let us: Vec<Var> = u.iter().map(|&x| tape.var(x)).collect();
+    let vs: Vec<Var> = v.iter().map(|&x| tape.var(x)).collect();
+    let mut outputs = Vec::new();
+    for i in 0..2 {
+        for k in 0..2 {
+            let d = us[i] - vs[k];
+            outputs.push(us[i] * vs[k] + d * d);
+        }
+    }
+    let inputs: Vec<Var> = us.iter().chain(&vs).copied().collect();
+    let reference = tape.jacobian(&outputs, &inputs);
+    for row in 0..4 {
+        for p in 0..2 {
+            assert_close(j_u[row][p], reference[row][p], 1e-15, "∂/∂u against Tape");
+            assert_close(
+                j_v[row][p],
+                reference[row][2 + p],
+                1e-15,
+                "∂/∂v against Tape",
+            );
+        }
+    }
+}
