@@ -187,3 +187,48 @@ fn slices_structs_and_methods() {
     assert_eq!(value.to_bits(), settings.raise(1.3).to_bits());
     assert_near("∂raise/∂x", dx, 3.0 * 1.3 * 1.3);
 }
+
+/// Residuals of a line through points, a vector output of run-time length: its `_vjp`,
+/// `_jvp` and `_jacobian` (forward sweeps for two parameters and more points).
+#[must_use]
+#[grad(jacobian, wrt(line))]
+pub fn line_residuals(line: [f64; 2], x: &[f64], y: &[f64]) -> Vec<f64> {
+    x.iter()
+        .zip(y)
+        .map(|(&x, &y)| line[0] * x + line[1] - y)
+        .collect()
+}
+
+/// A fixed-size output of more inputs than outputs (reverse sweeps), and a slice's block.
+#[must_use]
+#[grad(jacobian)]
+pub fn summary(w: &[f64], shift: [f64; 3]) -> [f64; 2] {
+    let mut out = [0.0; 2];
+    for v in w {
+        out[0] += v + shift[0];
+        out[1] += v * v * shift[1] + shift[2];
+    }
+    out
+}
+
+#[test]
+#[allow(clippy::needless_range_loop)] // indices of two arrays
+fn vector_outputs_and_jacobians() {
+    let (x, y) = ([0.0, 1.0, 2.0], [1.0, 2.5, 5.0]);
+    let (value, j) = line_residuals_jacobian([2.0, 0.5], &x, &y);
+    assert_eq!(value, line_residuals([2.0, 0.5], &x, &y));
+    for i in 0..3 {
+        assert_near("∂r/∂slope", j[i][0], x[i]);
+        assert_near("∂r/∂offset", j[i][1], 1.0);
+    }
+    let w = [0.5, -1.0];
+    let shift = [0.1, 2.0, 0.3];
+    let (value, j_w, j_shift) = summary_jacobian(&w, shift);
+    let expected = summary(&w, shift);
+    assert_eq!(value.map(f64::to_bits), expected.map(f64::to_bits));
+    for k in 0..2 {
+        assert_near("∂out0/∂w", j_w[(0, k)], 1.0);
+        assert_near("∂out1/∂w", j_w[(1, k)], 2.0 * w[k] * shift[1]);
+    }
+    assert_near("∂out1/∂shift1", j_shift[1][1], 0.25 + 1.0);
+}

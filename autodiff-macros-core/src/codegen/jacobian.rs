@@ -220,7 +220,7 @@ pub fn jacobian_fn(function: &Function) -> syn::Result<TokenStream> {
             quote!([#(#tangent.#parts),*])
         }
     };
-    let (start, value_of) = match &count {
+    let (mut start, value_of) = match &count {
         Some(count) => (
             quote! {
                 let #rows: #usize = #count;
@@ -234,7 +234,8 @@ pub fn jacobian_fn(function: &Function) -> syn::Result<TokenStream> {
             },
         ),
         None => (
-            // A `Vec`'s length is known once it is computed.
+            // A `Vec`'s length is known once it is computed (by the first forward sweep
+            // when there is one; see `first` below).
             quote! {
                 let #value = #primal(#(#args),*);
                 let #rows: #usize = #value.len();
@@ -242,6 +243,14 @@ pub fn jacobian_fn(function: &Function) -> syn::Result<TokenStream> {
             quote!(#value),
         ),
     };
+    // A `Vec` output whose first differentiated parameter has a fixed size: the first
+    // forward sweep gives the value and the length, and its column is kept.
+    let first = local("__first");
+    let first_sweep = count.is_none()
+        && function
+            .wrt
+            .first()
+            .is_some_and(|&i| !function.vars[function.params[i].var].slice);
     let keep_value = |from: TokenStream| {
         if count.is_some() {
             quote!(#value = ::core::option::Option::Some(#from);)
@@ -322,23 +331,50 @@ pub fn jacobian_fn(function: &Function) -> syn::Result<TokenStream> {
         let var = &function.vars[function.params[i].var];
         let t = &tangents[k];
         let depth = var.dims.len() + usize::from(var.slice);
-        let set = |to: &TokenStream| {
+        let set = |at: &TokenStream, to: &TokenStream| {
             if depth == 0 {
                 quote!(#t = #to;)
             } else {
                 let view = flat_mut(&t.to_token_stream(), depth - 1);
-                quote!(#view[#column] = #to;)
+                quote!(#view[#at] = #to;)
             }
         };
-        let (set_one, set_zero) = (set(&one), set(&zero));
+        let at = column.to_token_stream();
+        let (set_one, set_zero) = (set(&at, &one), set(&at, &zero));
         let col = &cols[k];
         let block = block_flat(k);
         let keep = keep_value(quote!(__v));
+        let sweep = quote! {
+            #set_one
+            let (__v, #tangent) = #jvp(#(#args,)* #(#tangent_args),*);
+            #set_zero
+            #keep
+        };
+        let sweep = if k == 0 && first_sweep {
+            let (first_one, first_zero) = (set(&quote!(0), &one), set(&quote!(0), &zero));
+            start = quote! {
+                #tangent_setup
+                #first_one
+                let (#value, #first) = #jvp(#(#args,)* #(#tangent_args),*);
+                #first_zero
+                let #rows: #usize = #value.len();
+                let mut #first = ::core::option::Option::Some(#first);
+            };
+            quote! {
+                let #tangent = match #first.take() {
+                    ::core::option::Option::Some(#tangent) => #tangent,
+                    ::core::option::Option::None => {
+                        #sweep
+                        #tangent
+                    }
+                };
+            }
+        } else {
+            sweep
+        };
         forward.extend(quote! {
             for #column in 0..#col {
-                #set_one
-                let (__v, #tangent) = #jvp(#(#args,)* #(#tangent_args),*);
-                #set_zero
+                #sweep
                 {
                     let __column = #flat_tangent;
                     let __block = #block;
@@ -346,7 +382,6 @@ pub fn jacobian_fn(function: &Function) -> syn::Result<TokenStream> {
                         __block[#row * #col + #column] = __column[#row];
                     }
                 }
-                #keep
             }
         });
     }
@@ -432,13 +467,15 @@ pub fn jacobian_fn(function: &Function) -> syn::Result<TokenStream> {
         }
     };
     let inputs = quote!(0 #(+ #cols)*);
+    // With the first sweep done up front, the tangents are declared before it.
+    let forward_setup = (!first_sweep).then_some(tangent_setup);
     Ok(quote! {
         #[allow(clippy::identity_op, clippy::erasing_op, clippy::needless_range_loop)]
         #signature {
             #start
             #setup
             if #inputs <= #rows {
-                #tangent_setup
+                #forward_setup
                 #forward
             } else {
                 #reverse

@@ -1,0 +1,241 @@
+//! Jacobians, side by side in one process: `#[grad(jacobian)]`'s `_jacobian` against a
+//! hand-written Jacobian, against `_jvp` called once per input by the caller, against
+//! `_vjp` called once per output, and against `num-dual`'s `jacobian` (vector dual
+//! numbers), on a dense function of 10 inputs and 10 outputs and on least-squares
+//! residuals (2 parameters, 250 observations). Interleaved rounds, medians.
+//!
+//! ```sh
+//! cargo run --release -p autodiff-bench --example jacobian
+//! ```
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use autodiff::prelude::*;
+use autodiff_bench::drive::Dual;
+use nalgebra::SVector;
+use num_dual::DualSVec64;
+
+const ROUNDS: usize = 25;
+const BATCH: Duration = Duration::from_millis(4);
+
+/// Median nanoseconds per call of each closure, timed in interleaved rounds.
+fn race(runs: &[&dyn Fn()]) -> Vec<f64> {
+    let time = |run: &dyn Fn(), n: u64| {
+        let start = Instant::now();
+        for _ in 0..n {
+            run();
+        }
+        start.elapsed()
+    };
+    let iterations: Vec<u64> = runs
+        .iter()
+        .map(|run| {
+            let mut n = 1;
+            while time(*run, n) < BATCH && n < 1 << 40 {
+                n *= 2;
+            }
+            n
+        })
+        .collect();
+    let mut samples = vec![Vec::new(); runs.len()];
+    for round in 0..ROUNDS {
+        for k in 0..runs.len() {
+            let i = (k + round) % runs.len();
+            let t = time(runs[i], iterations[i]);
+            samples[i].push(t.as_secs_f64() * 1e9 / iterations[i] as f64);
+        }
+    }
+    samples
+        .into_iter()
+        .map(|mut s| {
+            s.sort_by(f64::total_cmp);
+            s[s.len() / 2]
+        })
+        .collect()
+}
+
+const N: usize = 10;
+
+/// A fixed 10 × 10 weight table.
+const W: [[f64; N]; N] = {
+    let mut w = [[0.0; N]; N];
+    let mut i = 0;
+    while i < N {
+        let mut j = 0;
+        while j < N {
+            w[i][j] = ((i * 7 + j * 3) % 11) as f64 / 11.0 - 0.45;
+            j += 1;
+        }
+        i += 1;
+    }
+    w
+};
+
+/// `yᵢ = tanh(Σⱼ Wᵢⱼ·xⱼ) + xᵢ²`: every output depends on every input.
+#[grad(jacobian)]
+fn dense(x: [f64; N]) -> [f64; N] {
+    let mut y = [0.0; N];
+    for i in 0..N {
+        let mut s = 0.0;
+        for j in 0..N {
+            s += W[i][j] * x[j];
+        }
+        y[i] = s.tanh() + x[i] * x[i];
+    }
+    y
+}
+
+/// The same function's Jacobian written out: `Jᵢⱼ = (1 − tanh²)·Wᵢⱼ + 2xᵢ·δᵢⱼ`.
+fn dense_by_hand(x: [f64; N]) -> ([f64; N], [[f64; N]; N]) {
+    let mut y = [0.0; N];
+    let mut j = [[0.0; N]; N];
+    for i in 0..N {
+        let mut s = 0.0;
+        for k in 0..N {
+            s += W[i][k] * x[k];
+        }
+        let t = s.tanh();
+        y[i] = t + x[i] * x[i];
+        let d = 1.0 - t * t;
+        for k in 0..N {
+            j[i][k] = d * W[i][k];
+        }
+        j[i][i] += 2.0 * x[i];
+    }
+    (y, j)
+}
+
+/// The same function over any dual number, for `num-dual`.
+fn dense_dual<D: Dual>(x: &[D]) -> [D; N] {
+    std::array::from_fn(|i| {
+        let mut s = D::zero();
+        for j in 0..N {
+            s += x[j] * D::from(W[i][j]);
+        }
+        s.tanh() + x[i] * x[i]
+    })
+}
+
+/// Exponential decay residuals, Misra1a's model.
+#[grad(jacobian, wrt(b))]
+fn residuals(b: [f64; 2], x: &[f64], y: &[f64]) -> Vec<f64> {
+    x.iter()
+        .zip(y)
+        .map(|(&x, &y)| b[0] * (1.0 - (-b[1] * x).exp()) - y)
+        .collect()
+}
+
+/// The residuals' Jacobian written out: `[1 − e, b₁·x·e]` with `e = exp(−b₂·x)`.
+fn residuals_by_hand(b: [f64; 2], x: &[f64], y: &[f64]) -> (Vec<f64>, Vec<[f64; 2]>) {
+    let mut r = Vec::with_capacity(x.len());
+    let mut j = Vec::with_capacity(x.len());
+    for (&x, &y) in x.iter().zip(y) {
+        let e = (-b[1] * x).exp();
+        r.push(b[0] * (1.0 - e) - y);
+        j.push([1.0 - e, b[0] * x * e]);
+    }
+    (r, j)
+}
+
+fn main() {
+    let x: [f64; N] = std::array::from_fn(|i| 0.3 - 0.07 * i as f64);
+    // The same Jacobian every way, checked before it is timed.
+    let (_, j) = dense_jacobian(x);
+    let (_, hand) = dense_by_hand(x);
+    let (_, nd) = num_dual::jacobian(
+        |v: SVector<DualSVec64<N>, N>| SVector::from(dense_dual(v.as_slice())),
+        &SVector::from(x),
+    );
+    let mut worst = 0.0f64;
+    for i in 0..N {
+        for k in 0..N {
+            worst = worst
+                .max((j[i][k] - hand[i][k]).abs())
+                .max((j[i][k] - nd[(i, k)]).abs());
+        }
+    }
+    let basis = |k: usize| -> [f64; N] { std::array::from_fn(|i| f64::from(u8::from(i == k))) };
+    let times = race(&[
+        &|| {
+            black_box(&dense_jacobian(black_box(x)));
+        },
+        &|| {
+            black_box(&dense_by_hand(black_box(x)));
+        },
+        &|| {
+            for k in 0..N {
+                black_box(&dense_jvp(black_box(x), basis(k)));
+            }
+        },
+        &|| {
+            for k in 0..N {
+                let mut d = [0.0; N];
+                black_box(&dense_vjp(black_box(x), basis(k), &mut d));
+                black_box(&d);
+            }
+        },
+        &|| {
+            black_box(&num_dual::jacobian(
+                |v: SVector<DualSVec64<N>, N>| SVector::from(dense_dual(v.as_slice())),
+                &SVector::from(*black_box(&x)),
+            ));
+        },
+        &|| {
+            black_box(&dense(black_box(x)));
+        },
+    ]);
+    println!("| workload | _jacobian | hand-written | n × _jvp | m × _vjp | num-dual | primal | _jacobian / hand | n × _jvp / _jacobian | m × _vjp / _jacobian | num-dual / _jacobian | largest difference |");
+    println!(
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    );
+    let [a, h, f, r, d, p] = [times[0], times[1], times[2], times[3], times[4], times[5]];
+    println!(
+        "| dense 10 → 10 | {a:.0} ns | {h:.0} ns | {f:.0} ns | {r:.0} ns | {d:.0} ns | {p:.0} ns | {:.2}x | {:.2}x | {:.2}x | {:.2}x | {worst:.0e} |",
+        a / h,
+        f / a,
+        r / a,
+        d / a
+    );
+
+    // Residuals: 2 parameters, 250 observations.
+    let xs: Vec<f64> = (0..250).map(|i| 10.0 + 2.0 * i as f64).collect();
+    let ys: Vec<f64> = xs
+        .iter()
+        .enumerate()
+        .map(|(i, x)| 240.0 * (1.0 - (-5.5e-4 * x).exp()) + 0.01 * (i % 7) as f64)
+        .collect();
+    let b = [250.0, 5e-4];
+    let (_, j) = residuals_jacobian(b, &xs, &ys);
+    let (_, hand) = residuals_by_hand(b, &xs, &ys);
+    let worst = j
+        .iter()
+        .zip(&hand)
+        .flat_map(|(a, b)| a.iter().zip(b).map(|(a, b)| (a - b).abs()))
+        .fold(0.0, f64::max);
+    let times = race(&[
+        &|| {
+            black_box(&residuals_jacobian(black_box(b), &xs, &ys));
+        },
+        &|| {
+            black_box(&residuals_by_hand(black_box(b), &xs, &ys));
+        },
+        &|| {
+            black_box(&residuals_jvp(black_box(b), &xs, &ys, [1.0, 0.0]));
+            black_box(&residuals_jvp(black_box(b), &xs, &ys, [0.0, 1.0]));
+        },
+        &|| {
+            black_box(&residuals(black_box(b), &xs, &ys));
+        },
+    ]);
+    let [a, h, f, p] = [times[0], times[1], times[2], times[3]];
+    println!(
+        "| residuals 2 → 250 | {:.1} µs | {:.1} µs | {:.1} µs | | | {:.1} µs | {:.2}x | {:.2}x | | | {worst:.0e} |",
+        a / 1e3,
+        h / 1e3,
+        f / 1e3,
+        p / 1e3,
+        a / h,
+        f / a
+    );
+}
