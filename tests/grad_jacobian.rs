@@ -306,6 +306,82 @@ fn calls_to_annotated_functions_inside_vector_outputs() {
     assert_jacobian!(flat, &rows, &[c[0], c[1], c[2], x]);
 }
 
+/// The same function written inline: its Jacobian takes one pass of vector forward mode
+/// (every column at once), where `bumps`, whose tangents pass through a call, takes one
+/// forward sweep per input.
+#[grad(jacobian)]
+fn bumps_inline(c: [f64; 3], x: f64) -> [f64; 3] {
+    let (d0, d1) = (x - c[0], x - c[1]);
+    [
+        (-d0 * d0).exp(),
+        (-d1 * d1).exp() * c[2],
+        (-x * x).exp() * c[0],
+    ]
+}
+
+#[test]
+fn vector_forward_mode_agrees_with_one_sweep_per_input() {
+    for (c, x) in [([0.1, -0.3, 2.0], 0.4), ([1.5, 0.2, -0.7], -1.1)] {
+        let (value, j_c, j_x) = bumps_jacobian(c, x);
+        let (value_inline, j_c_inline, j_x_inline) = bumps_inline_jacobian(c, x);
+        assert_eq!(value, value_inline);
+        for i in 0..3 {
+            assert_close(j_x_inline[i], j_x[i], 1e-15, "∂/∂x");
+            for k in 0..3 {
+                assert_close(j_c_inline[i][k], j_c[i][k], 1e-15, "∂/∂c");
+            }
+        }
+    }
+}
+
+const D: usize = 3;
+const WIDE: usize = 70;
+
+/// Sizes named by constants: one pass of vector forward mode for `D`, one sweep per input
+/// past the limit of 64 directions for `WIDE`.
+#[grad(jacobian)]
+fn softplus_layer(x: [f64; D]) -> [f64; D] {
+    let mut y = [0.0; D];
+    for i in 0..D {
+        y[i] = (1.0 + (x[i] * x[(i + 1) % D]).exp()).ln();
+    }
+    y
+}
+
+#[grad(jacobian)]
+fn shifted_squares(x: [f64; WIDE]) -> [f64; WIDE] {
+    let mut y = [0.0; WIDE];
+    for i in 0..WIDE {
+        y[i] = x[i] * x[(i + 1) % WIDE];
+    }
+    y
+}
+
+#[test]
+fn sizes_named_by_constants() {
+    let x = [0.3, -0.8, 1.1];
+    let (value, j) = softplus_layer_jacobian(x);
+    assert_eq!(value, softplus_layer(x));
+    assert_jacobian!(|p: &[f64]| softplus_layer([p[0], p[1], p[2]]), &j, &x);
+
+    let x: [f64; WIDE] = std::array::from_fn(|i| (i as f64 * 0.37).sin());
+    let (value, j) = shifted_squares_jacobian(x);
+    assert_eq!(value, shifted_squares(x));
+    for i in 0..WIDE {
+        let next = (i + 1) % WIDE;
+        for k in 0..WIDE {
+            let expected = if k == i {
+                x[next]
+            } else if k == next {
+                x[i]
+            } else {
+                0.0
+            };
+            assert_eq!(j[i][k], expected, "J[{i}][{k}]");
+        }
+    }
+}
+
 struct Spring {
     k: f64,
 }

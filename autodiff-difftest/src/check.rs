@@ -93,6 +93,8 @@ struct Tally {
     /// where two step sizes disagree.
     hvp_checked: usize,
     hvp_skipped: usize,
+    /// Points where the Jacobian of a vector function of the program was checked.
+    jacobians: usize,
     /// Programs with a `#[grad(reassociate)]` function checked at a point at least.
     reassociated: usize,
     /// Those whose gradient's value differed from the original's in its bits somewhere.
@@ -290,6 +292,10 @@ fn compare(case: &Case, args: &Args, tape: (f64, &[f64], f64), tally: &mut Tally
         }
     }
     check_jvp(case, args, value, &partials, largest, &mut fail);
+    if let Some(jacobian) = case.jacobian {
+        check_jacobian(case, jacobian, args, value, &partials, largest, &mut fail);
+        tally.jacobians += 1;
+    }
     if let Some(hvp) = case.hvp {
         // Along the same direction as forward mode: the value, the gradient, and H·t
         // against central differences of the gradient along t (in f64, at two steps).
@@ -429,6 +435,7 @@ pub fn check_batch(cases: &[Case], seed: u64) {
         total.fd_checked += t.fd_checked;
         total.fd_skipped += t.fd_skipped;
         total.hvp_checked += t.hvp_checked;
+        total.jacobians += t.jacobians;
         total.hvp_skipped += t.hvp_skipped;
         total.reassociated += t.reassociated;
         total.reassociated_differing += t.reassociated_differing;
@@ -443,7 +450,7 @@ pub fn check_batch(cases: &[Case], seed: u64) {
          {} programs with #[grad(reassociate)] checked, {} of them with a value differing \
          from the original's in its bits (by up to {:.1e} of the largest variable); \
          {} Hessian-vector products against differences of the gradient ({} skipped \
-         where step sizes disagree)",
+         where step sizes disagree); {} Jacobians of (y, y², sin(y/2)) against the gradient",
         cases.len(),
         total.points,
         total.near_kink,
@@ -456,7 +463,8 @@ pub fn check_batch(cases: &[Case], seed: u64) {
         total.reassociated_differing,
         total.reassociated_worst,
         total.hvp_checked,
-        total.hvp_skipped
+        total.hvp_skipped,
+        total.jacobians
     );
     if !total.unchecked.is_empty() {
         println!(
@@ -529,6 +537,59 @@ fn check_jvp(
         fail(format!(
             "the tangent of _jvp is {tangent:e}, the gradient's dot product {expected:e}"
         ));
+    }
+}
+
+/// The Jacobian of `(y, y², sin(y/2))` of the original's value `y`: its value, and its
+/// rows against the gradient scaled by each output's derivative in `y` (the same
+/// products, so to the partials' tolerance).
+fn check_jacobian(
+    case: &Case,
+    jacobian: crate::JacobianFn,
+    args: &Args,
+    value: f64,
+    partials: &[f64],
+    largest: f64,
+    fail: &mut impl FnMut(String),
+) {
+    let (values, rows) = jacobian(args);
+    // Reverse sweeps take the value from the pullback, whose sums may run in lanes.
+    // (In `f32` its sums in another order differ by more than rounding in the last bit.)
+    let off = if case.single { VALUE_F32 } else { 1e-12 };
+    let reassociated = case.reassociate && within(values[0], value, off * largest.max(1.0));
+    if values.len() != 3 || !(agree(case, values[0], value, largest) || reassociated) {
+        fail(format!(
+            "the value of _jacobian is {values:?}, the original's {value:e}"
+        ));
+        return;
+    }
+    let y = values[0];
+    let factors = [1.0, 2.0 * y, 0.5 * (0.5 * y).cos()];
+    let relative = match (case.single, case.reassociate) {
+        (true, true) => VALUE_F32,
+        (true, false) => PARTIALS_F32,
+        (false, _) => 1e-9,
+    };
+    for (r, (row, factor)) in rows.iter().zip(factors).enumerate() {
+        if row.len() != partials.len() {
+            fail(format!(
+                "row {r} of _jacobian has {} entries, the gradient {}",
+                row.len(),
+                partials.len()
+            ));
+            return;
+        }
+        let scale = partials
+            .iter()
+            .fold(1.0f64, |m, g| m.max((g * factor).abs()).max(g.abs()));
+        for (k, (j, g)) in row.iter().zip(partials).enumerate() {
+            if !within(*j, g * factor, relative * scale) {
+                fail(format!(
+                    "J[{r}][{k}] of _jacobian is {j:e}, the gradient gives {:e}",
+                    g * factor
+                ));
+            }
+        }
     }
 }
 

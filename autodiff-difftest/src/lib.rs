@@ -139,7 +139,14 @@ pub struct Case {
     pub hvp: Option<HvpFn>,
     /// The same on a `Tape`.
     pub tape: fn(&Args) -> TapeRun,
+    /// The Jacobian of `y ↦ (y, y², sin(y/2))` of the original's value `y`, by
+    /// `_jacobian` (where the main function has no struct parameter, `wrt(..)`, const
+    /// generics or tuple output): the three values, and the three rows, flattened.
+    pub jacobian: Option<JacobianFn>,
 }
+
+/// A program's `_jacobian` adapter: the output's three values and the Jacobian's rows.
+pub type JacobianFn = fn(&Args) -> (Vec<f64>, Vec<Vec<f64>>);
 
 /// A program's `_hvp` adapter: the value, the gradient and `H·t`, flattened.
 pub type HvpFn = fn(&Args, &Args) -> (f64, Vec<f64>, Vec<f64>);
@@ -586,6 +593,27 @@ impl<T: FlatOut, const N: usize> FlatOut for [T; N] {
 impl<T: FlatOut> FlatOut for Vec<T> {
     fn flat_out(&self, out: &mut Vec<f64>) {
         for x in self {
+            x.flat_out(out);
+        }
+    }
+}
+
+/// A block of a Jacobian (`_jacobian`'s, one per differentiated parameter), by rows.
+pub trait JacobianRow {
+    /// Appends row `r`: the partials of output `r` with respect to the parameter's
+    /// numbers, flattened.
+    fn row_out(&self, r: usize, out: &mut Vec<f64>);
+}
+
+impl<T: FlatOut, const M: usize> JacobianRow for [T; M] {
+    fn row_out(&self, r: usize, out: &mut Vec<f64>) {
+        self[r].flat_out(out);
+    }
+}
+
+impl<T: FlatOut> JacobianRow for autodiff::Matrix<T> {
+    fn row_out(&self, r: usize, out: &mut Vec<f64>) {
+        for x in self.row(r) {
             x.flat_out(out);
         }
     }

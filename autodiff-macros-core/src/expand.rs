@@ -378,7 +378,7 @@ fn try_expand(args: TokenStream, function: ItemFn, context: &Context) -> syn::Re
     // The Jacobian's forward sweeps call `_jvp`, generated for it too.
     let jvp = (args.jvp || args.jacobian).then(|| codegen::jvp::jvp_fn(&function, &activity));
     let jacobian = if args.jacobian {
-        codegen::jacobian::jacobian_fn(&function)?
+        codegen::jacobian::jacobian_fn(&function, &activity)?
     } else {
         TokenStream::new()
     };

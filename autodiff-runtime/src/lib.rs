@@ -38,6 +38,7 @@ pub mod check;
 mod differentiable;
 mod error;
 mod ext;
+mod lanes;
 pub mod loops;
 #[cfg(feature = "alloc")]
 mod matrix;
@@ -54,6 +55,7 @@ pub use differentiable::probe as differentiable_probe;
 pub use differentiable::Differentiable;
 pub use error::DomainError;
 pub use ext::F64Ext;
+pub use lanes::Lanes;
 #[cfg(feature = "alloc")]
 pub use matrix::Matrix;
 pub use real::Real;

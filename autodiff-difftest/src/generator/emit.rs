@@ -4,7 +4,8 @@
 //! flattened), plus its entry in the table of cases.
 
 use super::ast::{
-    render_function, Field, Param, ParamKind, Pass, Program, Shape, StructDef, Target, STRUCT,
+    param_type, render_function, Field, Param, ParamKind, Pass, Program, Shape, StructDef, Target,
+    STRUCT,
 };
 use std::fmt::Write as _;
 
@@ -14,7 +15,7 @@ pub fn module(name: &str, program: &Program) -> String {
     let _ = writeln!(s, "#[allow(warnings, clippy::all)]");
     let _ = writeln!(s, "pub mod {name} {{");
     s.push_str("use autodiff::prelude::*;\n");
-    s.push_str("use autodiff_difftest::{Args, Ctx, FlatOut, Leaves};\n");
+    s.push_str("use autodiff_difftest::{Args, Ctx, FlatOut, JacobianRow, Leaves};\n");
     let single = program.single;
     for item in &program.items {
         if single {
@@ -83,6 +84,38 @@ pub fn module(name: &str, program: &Program) -> String {
         main.name,
         tangents.join(", ")
     );
+    // The Jacobian of a vector function of the main function's value: `_jacobian` through
+    // a call of it, by forward sweeps (its `_jvp`) or reverse sweeps (its pullback) as the
+    // shape decides.
+    if program.vector_applies() {
+        let real = if single { "f32" } else { "f64" };
+        let params: Vec<String> = main
+            .params
+            .iter()
+            .map(|p| {
+                let ty = param_type(&p.kind, Target::Grad);
+                let ty = if single { ty.replace("f64", "f32") } else { ty };
+                format!("{}: {ty}", p.name)
+            })
+            .collect();
+        let names: Vec<&str> = main.params.iter().map(|p| p.name.as_str()).collect();
+        let _ = writeln!(
+            s,
+            "#[grad(jacobian)]\npub fn {0}_vector({1}) -> [{real}; 3] {{\n    let y = {0}({2});\n    [y, y * y, (0.5 * y).sin()]\n}}",
+            main.name,
+            params.join(", "),
+            names.join(", ")
+        );
+        let _ = writeln!(
+            s,
+            "pub fn jacobian(a: &Args) -> (Vec<f64>, Vec<Vec<f64>>) {{\n    let r = {}_vector_jacobian({args});\n    let mut value = Vec::new();\n    r.0.flat_out(&mut value);\n    let mut rows = vec![Vec::new(); 3];\n    for (i, row) in rows.iter_mut().enumerate() {{",
+            main.name
+        );
+        for k in 0..partials.len() {
+            let _ = writeln!(s, "        JacobianRow::row_out(&r.{}, i, row);", k + 1);
+        }
+        let _ = writeln!(s, "    }}\n    (value, rows)\n}}");
+    }
     // Second order, where the main function has it: the value, the gradient and H·t.
     if program.second_order_applies() {
         let _ = writeln!(
@@ -229,7 +262,7 @@ pub fn case(name: &str, program: &Program, source: &str) -> String {
         .map(|i| i.to_string())
         .collect();
     format!(
-        "Case {{ name: {name:?}, params: &[{}], partials: &[{}], slice_min: {}, differences: {}, single: {}, reassociate: {}, powi: {}, original: {name}::original, gradient: {name}::gradient, jvp: {name}::jvp, hvp: {}, tape: {name}::tape }},\n",
+        "Case {{ name: {name:?}, params: &[{}], partials: &[{}], slice_min: {}, differences: {}, single: {}, reassociate: {}, powi: {}, original: {name}::original, gradient: {name}::gradient, jvp: {name}::jvp, hvp: {}, tape: {name}::tape, jacobian: {} }},\n",
         params.join(", "),
         partials.join(", "),
         program.slice_min,
@@ -239,6 +272,11 @@ pub fn case(name: &str, program: &Program, source: &str) -> String {
         source.contains(".powi("),
         if program.second_order_applies() {
             format!("Some({name}::hvp)")
+        } else {
+            "None".to_string()
+        },
+        if program.vector_applies() {
+            format!("Some({name}::jacobian)")
         } else {
             "None".to_string()
         },

@@ -16,6 +16,7 @@
 //! Jacobian is its gradient, `_grad`'s numbers.
 
 use super::{attributes, doc_link, names, partial_type, zero_partial, zeros};
+use crate::check::Activity;
 use crate::ir::Function;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, ToTokens};
@@ -140,7 +141,7 @@ pub fn jacobian_signature(function: &Function) -> TokenStream {
 }
 
 /// `<name>_jacobian`, or a spanned error for what it cannot differentiate yet.
-pub fn jacobian_fn(function: &Function) -> syn::Result<TokenStream> {
+pub fn jacobian_fn(function: &Function, activity: &Activity) -> syn::Result<TokenStream> {
     if let Some(param) = function.params.iter().find(|p| p.strukt.is_some()) {
         return Err(syn::Error::new_spanned(
             &param.ident,
@@ -469,13 +470,115 @@ pub fn jacobian_fn(function: &Function) -> syn::Result<TokenStream> {
     let inputs = quote!(0 #(+ #cols)*);
     // With the first sweep done up front, the tangents are declared before it.
     let forward_setup = (!first_sweep).then_some(tangent_setup);
+    let mut forward = quote!(#forward_setup #forward);
+
+    // Vector forward mode: every column in one pass, the directions the basis of the
+    // differentiated numbers, when there are at most `MAX_LANES` of them.
+    let mut lanes_fn = TokenStream::new();
+    if let Some((k, small)) =
+        lanes_count(function).filter(|_| super::jvp::lanes_apply(function, activity))
+    {
+        let lanes = quote!({ #k });
+        lanes_fn = super::jvp::lanes_fn(function, activity, &lanes);
+        let name = {
+            let ident = super::jvp::lanes_ident(&function.original.sig.ident);
+            let ident = Ident::new(
+                &ident.to_string(),
+                Span::mixed_site().located_at(ident.span()),
+            );
+            let turbofish = super::turbofish(function);
+            if function.in_impl {
+                quote!(Self::#ident #turbofish)
+            } else {
+                quote!(#ident #turbofish)
+            }
+        };
+        let mut seeds = TokenStream::new();
+        let mut seed_args = Vec::new();
+        let mut offset = quote!(0);
+        let mut copies = TokenStream::new();
+        let all_rows = local("__lanes");
+        for (k, &i) in function.wrt.iter().enumerate() {
+            let var = &function.vars[function.params[i].var];
+            let t = local(&format!("__t_{i}"));
+            let dims = &var.dims;
+            let lanes_ty = dims.iter().rev().fold(
+                quote!(::autodiff::__private::Lanes<#lanes>),
+                |inner, dim| quote!([#inner; #dim]),
+            );
+            let zero = super::filled(dims, quote!(::autodiff::__private::Lanes::<#lanes>::ZERO));
+            let col = param_count(function, i);
+            let unit = quote!(::autodiff::__private::Lanes::<#lanes>::unit(#offset + #column));
+            let set = if dims.is_empty() {
+                quote!(#t = #unit;)
+            } else {
+                let view = flat_mut(&t.to_token_stream(), dims.len() - 1);
+                quote!(#view[#column] = #unit;)
+            };
+            seeds.extend(quote! {
+                let mut #t: #lanes_ty = #zero;
+                for #column in 0..#col {
+                    #set
+                }
+            });
+            seed_args.push(t.to_token_stream());
+            let block = block_flat(k);
+            copies.extend(quote! {
+                {
+                    let __block = #block;
+                    for #column in 0..#col {
+                        __block[#row * #col + #column] = #all_rows[#row].0[#offset + #column];
+                    }
+                }
+            });
+            offset = quote!(#offset + #col);
+        }
+        let lanes_tangent = local("__lanes_tangent");
+        let flat_lanes = flat_output(&lanes_tangent);
+        let call = quote!(#name(#(#args,)* #(#seed_args),*));
+        let fill = quote! {
+            let #all_rows = #flat_lanes;
+            for #row in 0..#rows {
+                #copies
+            }
+        };
+        if count.is_some() {
+            let keep = keep_value(quote!(__v));
+            let lanes_forward = quote! {
+                #seeds
+                let (__v, #lanes_tangent) = #call;
+                #fill
+                #keep
+            };
+            forward = if small {
+                lanes_forward
+            } else {
+                // A size named by a constant: the sweeps one by one past the limit.
+                let max = proc_macro2::Literal::u64_unsuffixed(MAX_LANES);
+                quote!(if #k <= #max { #lanes_forward } else { #forward })
+            };
+        } else if small {
+            // A `Vec` output: its value and length come from the one pass.
+            start = quote! {
+                #seeds
+                let (#value, #lanes_tangent) = #call;
+                let #rows: #usize = #value.len();
+            };
+            forward = fill;
+        }
+        // (A `Vec` output with sizes named by constants keeps its sweeps one by one.)
+        if !small && count.is_none() {
+            lanes_fn = TokenStream::new();
+        }
+    }
     Ok(quote! {
+        #lanes_fn
+
         #[allow(clippy::identity_op, clippy::erasing_op, clippy::needless_range_loop)]
         #signature {
             #start
             #setup
             if #inputs <= #rows {
-                #forward_setup
                 #forward
             } else {
                 #reverse
@@ -483,4 +586,50 @@ pub fn jacobian_fn(function: &Function) -> syn::Result<TokenStream> {
             (#value_of, #(#blocks),*)
         }
     })
+}
+
+/// The most directions vector forward mode carries at once.
+const MAX_LANES: u64 = 64;
+
+/// The number of differentiated numbers as a constant expression, when every parameter's
+/// size is: an integer (then at most [`MAX_LANES`] in all) or a `const` item (checked
+/// against [`MAX_LANES`] where it is used), not a const generic parameter (which Rust
+/// does not let a type's length compute with). `None` otherwise.
+fn lanes_count(function: &Function) -> Option<(TokenStream, bool)> {
+    let generic: Vec<String> = function
+        .original
+        .sig
+        .generics
+        .const_params()
+        .map(|c| c.ident.to_string())
+        .collect();
+    let mut known = Some(0u64);
+    let mut terms = Vec::new();
+    for &i in &function.wrt {
+        let var = &function.vars[function.params[i].var];
+        if var.slice {
+            return None;
+        }
+        let mut n = Some(1u64);
+        for dim in &var.dims {
+            if crate::types::mentions(dim, &|ident| generic.contains(&ident.to_string())) {
+                return None;
+            }
+            let literal = syn::parse2::<syn::LitInt>(dim.clone())
+                .ok()
+                .and_then(|l| l.base10_parse::<u64>().ok());
+            n = n.zip(literal).and_then(|(n, l)| n.checked_mul(l));
+        }
+        known = known.zip(n).and_then(|(k, n)| k.checked_add(n));
+        let dims = &var.dims;
+        terms.push(quote!((1 #(* (#dims))*)));
+    }
+    match known {
+        Some(k) if (1..=MAX_LANES).contains(&k) => Some((
+            proc_macro2::Literal::u64_unsuffixed(k).into_token_stream(),
+            true,
+        )),
+        Some(_) => None,
+        None => Some((quote!((0 #(+ #terms)*)), false)),
+    }
 }

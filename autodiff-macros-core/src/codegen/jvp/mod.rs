@@ -122,6 +122,7 @@ pub fn jvp_fn_named(function: &Function, activity: &Activity, name: &Ident) -> T
         activity,
         hidden,
         result: None,
+        lanes: None,
     };
     let locals = tangent.undifferentiated_params();
     let body = tangent.block(&function.body);
@@ -149,6 +150,102 @@ pub fn jvp_fn_named(function: &Function, activity: &Activity, name: &Ident) -> T
     }
 }
 
+/// The name of the vector forward mode of `ident`: `f` → `__f_lanes`, hidden.
+pub fn lanes_ident(ident: &Ident) -> Ident {
+    let name = ident.to_string();
+    let name = name.strip_prefix("r#").unwrap_or(&name);
+    Ident::new(&format!("__{name}_lanes"), ident.span())
+}
+
+/// Whether vector forward mode can run `function`: of `f64`, with differentiated
+/// parameters of fixed sizes (numbers and arrays), and no call or cast that a tangent
+/// passes through (calls go to the callees' scalar forward mode).
+pub fn lanes_apply(function: &Function, activity: &Activity) -> bool {
+    function.real == Float::F64
+        && function.wrt.iter().all(|&i| {
+            let param = &function.params[i];
+            let var = &function.vars[param.var];
+            param.strukt.is_none() && !var.slice && var.kind == VarKind::Real
+        })
+        && function.nodes.iter().enumerate().all(|(id, node)| {
+            !activity.node(id)
+                || !matches!(
+                    node.kind,
+                    NodeKind::Call { .. } | NodeKind::Pullback { .. } | NodeKind::Cast { .. }
+                )
+        })
+}
+
+/// Vector forward mode, hidden: `__<name>_lanes(p…, t_p…) -> (value, tangent)` with each
+/// tangent a `Lanes<K>` (arrays of them for arrays, passed by value), the derivatives
+/// along `K` directions in one pass. `_jacobian` seeds the directions with the basis of
+/// the differentiated numbers, so the output's tangents are the Jacobian's rows. Call
+/// only where [`lanes_apply`] holds.
+pub fn lanes_fn(function: &Function, activity: &Activity, k: &TokenStream) -> TokenStream {
+    let mut tangent = Tangent {
+        function,
+        activity,
+        hidden: false,
+        result: None,
+        lanes: Some(k.clone()),
+    };
+    let original = &function.original;
+    let name = lanes_ident(&original.sig.ident);
+    let vis = &original.vis;
+    let params = super::param_list(function);
+    let tangents: Vec<TokenStream> = function
+        .wrt
+        .iter()
+        .map(|&i| {
+            let param = &function.params[i];
+            let ident = tangent_param(function, i);
+            let ty = tangent.t_type(&function.vars[param.var].dims);
+            let mutability = function.vars[param.var].mutable.then(|| quote!(mut));
+            quote!(#mutability #ident: #ty)
+        })
+        .collect();
+    let (output, output_tangent) = match &function.output {
+        Some(output) => {
+            let var = &function.vars[output.var];
+            let lanes = tangent.t_type(&var.dims);
+            let tangent_ty = if var.slice {
+                quote!(::autodiff::__private::vec::Vec<#lanes>)
+            } else {
+                lanes
+            };
+            (output.ty.to_token_stream(), tangent_ty)
+        }
+        None => {
+            let lanes = tangent.t_type(&[]);
+            let parts = std::iter::repeat_n(&lanes, function.outputs);
+            let tangent_ty = if function.outputs > 1 {
+                quote!((#(#parts),*))
+            } else {
+                lanes.clone()
+            };
+            (real_tuple(function.real, function.outputs), tangent_ty)
+        }
+    };
+    let generics = &original.sig.generics;
+    let attributes = attributes(function);
+    let locals = tangent.undifferentiated_params();
+    let body = tangent.block(&function.body);
+    let items = &function.items;
+    let result = tangent.result.unwrap_or_default();
+    quote! {
+        #[doc(hidden)]
+        #[must_use]
+        #attributes
+        #[allow(clippy::float_cmp, clippy::eq_op, clippy::all, clippy::pedantic, clippy::nursery)]
+        #vis fn #name #generics(#(#params,)* #(#tangents),*) -> (#output, #output_tangent) {
+            #(#items)*
+            #locals
+            #body
+            #result
+        }
+    }
+}
+
 /// The state of the tangent transformation of one function.
 struct Tangent<'a> {
     function: &'a Function,
@@ -157,11 +254,43 @@ struct Tangent<'a> {
     hidden: bool,
     /// `(value, tangent)`, set by the `return`.
     result: Option<TokenStream>,
+    /// Vector mode: each tangent is `Lanes<K>`, the derivatives along `K` directions at
+    /// once (the Jacobian's forward sweeps in one pass; see `lanes_fn`).
+    lanes: Option<TokenStream>,
 }
 
 impl Tangent<'_> {
     fn real(&self) -> Float {
         self.function.real
+    }
+
+    /// A tangent times a number: `(factor * t)`, or `(t * factor)` for `Lanes` (which
+    /// multiply on the right only, so that no `f64 * _` of ours shows in the user's
+    /// type errors).
+    fn scaled(&self, t: &TokenStream, factor: &TokenStream) -> TokenStream {
+        match self.lanes {
+            Some(_) => quote!((#t * #factor)),
+            None => quote!((#factor * #t)),
+        }
+    }
+
+    /// A zero tangent of the given dimensions.
+    fn t_zero(&self, dims: &[TokenStream]) -> TokenStream {
+        match &self.lanes {
+            Some(k) => super::filled(dims, quote!(::autodiff::__private::Lanes::<#k>::ZERO)),
+            None => zeros(self.real(), dims),
+        }
+    }
+
+    /// The type of a tangent of the given dimensions.
+    fn t_type(&self, dims: &[TokenStream]) -> TokenStream {
+        match &self.lanes {
+            Some(k) => dims.iter().rev().fold(
+                quote!(::autodiff::__private::Lanes<#k>),
+                |inner, dim| quote!([#inner; #dim]),
+            ),
+            None => real_type(self.real(), dims),
+        }
     }
 
     /// Whether a node carries a tangent (it depends on a differentiated parameter, and
@@ -179,7 +308,7 @@ impl Tangent<'_> {
         if self.active(node) {
             slot("tangent", node).into_token_stream()
         } else {
-            quote!(0.0)
+            self.t_zero(&[])
         }
     }
 
@@ -224,7 +353,7 @@ impl Tangent<'_> {
             .filter(|&var| self.activity.var(var) && function.plain_real(var))
             .map(|var| {
                 let tangent = self.var_tangent(var);
-                let zero = zeros(self.real(), &function.vars[var].dims);
+                let zero = self.t_zero(&function.vars[var].dims);
                 quote!(let mut #tangent = #zero;)
             })
             .collect()
@@ -253,10 +382,10 @@ impl Tangent<'_> {
         let skip = place.indices.len().saturating_sub(usize::from(var.slice));
         if var.slice && place.indices.is_empty() {
             let len = self.place(place, self.var(place.var));
-            let element = zeros(self.real(), &var.dims);
+            let element = self.t_zero(&var.dims);
             return quote!(::autodiff::__private::vec![#element; #len.len()]);
         }
-        zeros(self.real(), var.dims.get(skip..).unwrap_or(&[]))
+        self.t_zero(var.dims.get(skip..).unwrap_or(&[]))
     }
 
     fn block(&mut self, block: &Block) -> TokenStream {
@@ -281,7 +410,8 @@ impl Tangent<'_> {
                     // slot starts at zero, which the function, as Rust checked, never reads.
                     let ty = real_type(self.real(), &v.dims);
                     let zero = zeros(self.real(), &v.dims);
-                    let tangent = active.then(|| quote!(let mut #tangent: #ty = #zero;));
+                    let (t_ty, t_zero) = (self.t_type(&v.dims), self.t_zero(&v.dims));
+                    let tangent = active.then(|| quote!(let mut #tangent: #t_ty = #t_zero;));
                     return quote!(let mut #slot: #ty = #zero; #tangent);
                 };
                 let primal = self.primal(*value);
@@ -326,7 +456,8 @@ impl Tangent<'_> {
                         if self.active(*value) {
                             quote!(let mut #var_tangent = #tangent.#index;)
                         } else {
-                            quote!(let mut #var_tangent = 0.0;)
+                            let zero = self.t_zero(&[]);
+                            quote!(let mut #var_tangent = #zero;)
                         }
                     });
                     quote!(let mut #slot = #primal.#index; #part_tangent)
@@ -345,18 +476,19 @@ impl Tangent<'_> {
                 } else if let Some(output) = &function.output {
                     // An array or vector that depends on no differentiated parameter.
                     let var = &function.vars[output.var];
-                    let zero = zeros(function.real, &var.dims);
+                    let zero = self.t_zero(&var.dims);
                     if var.slice {
                         quote!(::autodiff::__private::vec![#zero; #primal.len()])
                     } else {
                         zero
                     }
                 } else {
-                    let zeros = std::iter::repeat_n(quote!(0.0), function.outputs);
+                    let zero = self.t_zero(&[]);
+                    let zeros = std::iter::repeat_n(&zero, function.outputs);
                     if function.outputs > 1 {
                         quote!((#(#zeros),*))
                     } else {
-                        quote!(0.0)
+                        zero
                     }
                 };
                 self.result = Some(quote!((#primal, #tangent)));
@@ -418,8 +550,8 @@ impl Tangent<'_> {
         match &self.function.nodes[value].kind {
             NodeKind::Vector { element, len } if v.slice => {
                 let len = self.primal(*len);
-                let zero = zeros(self.real(), &v.dims);
-                let real = real_type(self.real(), &v.dims);
+                let zero = self.t_zero(&v.dims);
+                let real = self.t_type(&v.dims);
                 match element {
                     Some(_) => quote!(::autodiff::__private::vec![#zero; #len]),
                     // Filled by `push`, as the vector is.
@@ -428,10 +560,10 @@ impl Tangent<'_> {
             }
             _ if v.slice => {
                 let primal = self.primal(value);
-                let element = zeros(self.real(), &v.dims);
+                let element = self.t_zero(&v.dims);
                 quote!(::autodiff::__private::vec![#element; #primal.len()])
             }
-            _ => zeros(self.real(), &v.dims),
+            _ => self.t_zero(&v.dims),
         }
     }
 
@@ -533,7 +665,7 @@ impl Tangent<'_> {
                         Partial::MinusOne => quote!((-#t)),
                         Partial::Primal(other) => {
                             let factor = &values[other];
-                            quote!((#factor * #t))
+                            self.scaled(&t, factor)
                         }
                         Partial::Rule(_) => {
                             let y = binding.to_token_stream();
@@ -541,7 +673,7 @@ impl Tangent<'_> {
                                 .unwrap_or_else(|| quote!(0.0));
                             let name = partial_slot(id, real);
                             out.extend(quote!(let #name = #partial;));
-                            quote!((#name * #t))
+                            self.scaled(&t, &name.to_token_stream())
                         }
                     };
                     terms.push(term);
