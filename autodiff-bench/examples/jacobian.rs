@@ -9,7 +9,7 @@
 //! ```
 
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use autodiff::prelude::*;
 use autodiff_bench::drive::Dual;
@@ -21,38 +21,7 @@ const BATCH: Duration = Duration::from_millis(4);
 
 /// Median nanoseconds per call of each closure, timed in interleaved rounds.
 fn race(runs: &[&dyn Fn()]) -> Vec<f64> {
-    let time = |run: &dyn Fn(), n: u64| {
-        let start = Instant::now();
-        for _ in 0..n {
-            run();
-        }
-        start.elapsed()
-    };
-    let iterations: Vec<u64> = runs
-        .iter()
-        .map(|run| {
-            let mut n = 1;
-            while time(*run, n) < BATCH && n < 1 << 40 {
-                n *= 2;
-            }
-            n
-        })
-        .collect();
-    let mut samples = vec![Vec::new(); runs.len()];
-    for round in 0..ROUNDS {
-        for k in 0..runs.len() {
-            let i = (k + round) % runs.len();
-            let t = time(runs[i], iterations[i]);
-            samples[i].push(t.as_secs_f64() * 1e9 / iterations[i] as f64);
-        }
-    }
-    samples
-        .into_iter()
-        .map(|mut s| {
-            s.sort_by(f64::total_cmp);
-            s[s.len() / 2]
-        })
-        .collect()
+    autodiff_bench::race(runs, ROUNDS, BATCH)
 }
 
 const N: usize = 10;

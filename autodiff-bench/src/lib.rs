@@ -53,6 +53,44 @@ pub mod wide;
 pub mod workloads;
 pub mod written_out;
 
+/// Median nanoseconds per call of each closure, timed side by side: each closure's batch
+/// is calibrated to take at least `batch`, then `rounds` rounds run every batch once,
+/// in an order rotated each round.
+pub fn race(runs: &[&dyn Fn()], rounds: usize, batch: std::time::Duration) -> Vec<f64> {
+    let time = |run: &dyn Fn(), n: u64| {
+        let start = std::time::Instant::now();
+        for _ in 0..n {
+            run();
+        }
+        start.elapsed()
+    };
+    let iterations: Vec<u64> = runs
+        .iter()
+        .map(|run| {
+            let mut n = 1;
+            while time(*run, n) < batch && n < 1 << 40 {
+                n *= 2;
+            }
+            n
+        })
+        .collect();
+    let mut samples = vec![Vec::new(); runs.len()];
+    for round in 0..rounds {
+        for k in 0..runs.len() {
+            let i = (k + round) % runs.len();
+            let t = time(runs[i], iterations[i]);
+            samples[i].push(t.as_secs_f64() * 1e9 / iterations[i] as f64);
+        }
+    }
+    samples
+        .into_iter()
+        .map(|mut s| {
+            s.sort_by(f64::total_cmp);
+            s[s.len() / 2]
+        })
+        .collect()
+}
+
 /// A gradient function: the value of the workload at `x` and its partial derivatives.
 pub type GradientFn<const N: usize> = fn(&[f64; N]) -> (f64, [f64; N]);
 

@@ -33,6 +33,22 @@ fn local(name: &str) -> Ident {
     Ident::new(name, Span::mixed_site())
 }
 
+/// How the generated code calls a function generated beside `function` (or `function`
+/// itself): by a mixed-site name, through `Self::` in an `impl` block, with the const
+/// generic parameters.
+fn sibling(function: &Function, ident: &Ident) -> TokenStream {
+    let ident = Ident::new(
+        &ident.to_string(),
+        Span::mixed_site().located_at(ident.span()),
+    );
+    let turbofish = super::turbofish(function);
+    if function.in_impl {
+        quote!(Self::#ident #turbofish)
+    } else {
+        quote!(#ident #turbofish)
+    }
+}
+
 /// How many numbers the output has: a constant expression, or `None` for a `Vec`.
 fn output_count(function: &Function) -> Option<TokenStream> {
     match &function.output {
@@ -176,32 +192,11 @@ pub fn jacobian_fn(function: &Function, activity: &Activity) -> syn::Result<Toke
     let value = local("__value");
     let rows = local("__rows");
     let (row, column) = (local("__r"), local("__c"));
-    let primal = {
-        let ident = &function.original.sig.ident;
-        let ident = Ident::new(
-            &ident.to_string(),
-            Span::mixed_site().located_at(ident.span()),
-        );
-        let turbofish = super::turbofish(function);
-        if function.in_impl {
-            quote!(Self::#ident #turbofish)
-        } else {
-            quote!(#ident #turbofish)
-        }
-    };
-    let jvp = {
-        let ident = super::jvp::jvp_ident(&function.original.sig.ident);
-        let ident = Ident::new(
-            &ident.to_string(),
-            Span::mixed_site().located_at(ident.span()),
-        );
-        let turbofish = super::turbofish(function);
-        if function.in_impl {
-            quote!(Self::#ident #turbofish)
-        } else {
-            quote!(#ident #turbofish)
-        }
-    };
+    let primal = sibling(function, &function.original.sig.ident);
+    let jvp = sibling(
+        function,
+        &super::jvp::jvp_ident(&function.original.sig.ident),
+    );
     let vjp = &names.vjp;
 
     // The output: its number count, its flat view, and a seed of its shape.
@@ -480,19 +475,10 @@ pub fn jacobian_fn(function: &Function, activity: &Activity) -> syn::Result<Toke
     {
         let lanes = quote!({ #k });
         lanes_fn = super::jvp::lanes_fn(function, activity, &lanes);
-        let name = {
-            let ident = super::jvp::lanes_ident(&function.original.sig.ident);
-            let ident = Ident::new(
-                &ident.to_string(),
-                Span::mixed_site().located_at(ident.span()),
-            );
-            let turbofish = super::turbofish(function);
-            if function.in_impl {
-                quote!(Self::#ident #turbofish)
-            } else {
-                quote!(#ident #turbofish)
-            }
-        };
+        let name = sibling(
+            function,
+            &super::jvp::lanes_ident(&function.original.sig.ident),
+        );
         let mut seeds = TokenStream::new();
         let mut seed_args = Vec::new();
         let mut offset = quote!(0);
