@@ -387,7 +387,8 @@ fn try_expand(args: TokenStream, function: ItemFn, context: &Context) -> syn::Re
     } else {
         TokenStream::new()
     };
-    Ok(quote!(#gradient #jvp #jacobian #second))
+    let stand_ins = codegen::missing::stand_ins(&function, &activity, &args);
+    Ok(quote!(#gradient #jvp #jacobian #second #stand_ins))
 }
 
 fn with_error(item: TokenStream, error: syn::Error) -> TokenStream {
@@ -430,7 +431,8 @@ fn stub(function: &ItemFn, args: TokenStream, context: &Context) -> TokenStream 
     ) else {
         return TokenStream::new();
     };
-    let gradient = lowered.output.is_none().then(|| {
+    let scalar = lowered.outputs == 1 && lowered.output.is_none();
+    let gradient = scalar.then(|| {
         let (signature, signature_into) = codegen::signatures(&lowered);
         quote! {
             #[allow(unused_variables)] #signature { ::core::unreachable!() }
@@ -450,8 +452,12 @@ fn stub(function: &ItemFn, args: TokenStream, context: &Context) -> TokenStream 
     let second = codegen::hvp::signatures(&lowered, args.hvp, args.hessian)
         .into_iter()
         .map(|signature| quote!(#[allow(unused_variables)] #signature { ::core::unreachable!() }));
+    let stand_ins = check::check(&lowered)
+        .map(|activity| codegen::missing::stand_ins(&lowered, &activity, &args))
+        .unwrap_or_default();
     quote! {
         #gradient
+        #stand_ins
         #pullback
         #jvp
         #jacobian

@@ -42,6 +42,8 @@ mod lanes;
 pub mod loops;
 #[cfg(feature = "alloc")]
 mod matrix;
+#[doc(hidden)]
+pub mod missing;
 mod real;
 pub mod rules;
 #[cfg(feature = "std")]

@@ -752,10 +752,14 @@ pub(super) fn renamed_call(
     match callee {
         Callee::Path(path) => {
             let mut path = path.clone();
+            let mut span = Span::call_site();
             if let Some(last) = path.segments.last_mut() {
                 last.ident = rename(&last.ident);
+                span = last.ident.span();
             }
-            quote!(#path(#(#values,)* #(#tail),*))
+            // The parentheses at the name, so that an error about the call (a bound of a
+            // stand-in, see `missing`) is reported under the user's call.
+            quote_spanned!(span=> #path(#(#values,)* #(#tail),*))
         }
         Callee::Method(method) => {
             let method = rename(method);

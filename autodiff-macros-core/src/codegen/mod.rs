@@ -44,6 +44,7 @@ pub mod hvp;
 pub mod jacobian;
 pub mod jvp;
 mod lanes;
+pub mod missing;
 mod outline;
 mod preaccumulate;
 mod reverse;

@@ -139,6 +139,21 @@ fn hessian_signature(function: &Function) -> Option<TokenStream> {
     })
 }
 
+/// The signatures of the hidden functions a caller's second order calls,
+/// `<name>_tangent` and `<name>_tangent_vjp` (for the stand-ins of a function without
+/// second order); none where the tangent function cannot be made.
+pub fn hidden_signatures(function: &Function, activity: &Activity) -> Vec<TokenStream> {
+    let Ok(tangent) = tangent::tangent_function(function, activity) else {
+        return Vec::new();
+    };
+    let mut out = vec![super::jvp::signature_named(
+        function,
+        &tangent.original.sig.ident,
+    )];
+    out.extend(super::vjp_signature(&tangent));
+    out
+}
+
 /// `_hvp` and `_hessian` as asked for, with the pullback of the tangent function they
 /// call; a spanned error for what they cannot differentiate yet.
 pub fn second_order(

@@ -59,7 +59,7 @@ pub fn jvp_signature(function: &Function) -> TokenStream {
     signature_named(function, &jvp_ident(&function.original.sig.ident))
 }
 
-fn signature_named(function: &Function, name: &Ident) -> TokenStream {
+pub fn signature_named(function: &Function, name: &Ident) -> TokenStream {
     let original = &function.original;
     let vis = &original.vis;
     let params = super::param_list(function);
@@ -484,8 +484,8 @@ impl Tangent<'_> {
                     }
                 } else {
                     let zero = self.t_zero(&[]);
-                    let zeros = std::iter::repeat_n(&zero, function.outputs);
                     if function.outputs > 1 {
+                        let zeros = std::iter::repeat_n(&zero, function.outputs);
                         quote!((#(#zeros),*))
                     } else {
                         zero
