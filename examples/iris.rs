@@ -1,7 +1,7 @@
 //! Softmax (multinomial logistic) regression on Fisher's iris flowers, fitted with argmin's
 //! L-BFGS, `#[grad]` supplying the gradient.
 //!
-//! `cargo run --release --example iris`
+//! `cargo run --release --features argmin --example iris`
 //!
 //! The data set is the classic iris data (150 flowers, 4 measurements in cm, 3 species) as
 //! shipped by the `linfa-datasets` crate (feature `iris`): the CSV is compiled into that
@@ -13,14 +13,15 @@
 //! numerically stable log-sum-exp, plus an L2 penalty — written the way one writes it
 //! without any differentiation in mind. `#[grad(wrt(w))]` keeps it and generates
 //! `loss_grad`, which returns the loss and its gradient with respect to the weights only.
-//! The two plug straight into argmin's `CostFunction` and `Gradient` traits, and argmin's
-//! L-BFGS with a Moré–Thuente line search does the fitting. The program checks the
+//! The two become an argmin problem through `autodiff::argmin::Problem` (feature `argmin`),
+//! two closures with no trait impls to write, and argmin's L-BFGS with a Moré–Thuente line
+//! search does the fitting. The program checks the
 //! gradient once against central differences, prints the loss, gradient norm and
 //! training accuracy at every iteration (through an argmin observer), and reports the final
 //! training and test accuracy.
 
 use argmin::core::observers::{Observe, ObserverMode};
-use argmin::core::{CostFunction, Error, Executor, Gradient, IterState, State, KV};
+use argmin::core::{Error, Executor, IterState, State, KV};
 use argmin::solver::linesearch::MoreThuenteLineSearch;
 use argmin::solver::quasinewton::LBFGS;
 use autodiff::check;
@@ -85,31 +86,6 @@ fn accuracy(w: &[f64], xs: &[[f64; D]], ys: &[usize]) -> f64 {
         .filter(|(x, &y)| predict(w, x) == y)
         .count();
     right as f64 / xs.len() as f64
-}
-
-/// The fitting problem as argmin sees it.
-struct SoftmaxRegression<'a> {
-    xs: &'a [[f64; D]],
-    ys: &'a [usize],
-}
-
-impl CostFunction for SoftmaxRegression<'_> {
-    type Param = Vec<f64>;
-    type Output = f64;
-
-    fn cost(&self, w: &Self::Param) -> Result<f64, Error> {
-        Ok(loss(w, self.xs, self.ys, LAMBDA))
-    }
-}
-
-impl Gradient for SoftmaxRegression<'_> {
-    type Param = Vec<f64>;
-    type Gradient = Vec<f64>;
-
-    fn gradient(&self, w: &Self::Param) -> Result<Vec<f64>, Error> {
-        let (_, dw) = loss_grad(w, self.xs, self.ys, LAMBDA);
-        Ok(dw)
-    }
 }
 
 /// An argmin observer that prints one line per iteration. It owns a copy of the training
@@ -231,7 +207,9 @@ fn main() -> Result<(), Error> {
         start.elapsed().as_secs_f64() * 1e6 / reps as f64
     );
 
-    let problem = SoftmaxRegression { xs: &xs, ys: &ys };
+    // The problem as argmin sees it: the loss and its gradient, the data captured.
+    let problem = autodiff::argmin::Problem::new(|w: &Vec<f64>| loss(w, &xs, &ys, LAMBDA))
+        .with_gradient(|w: &Vec<f64>| loss_grad(w, &xs, &ys, LAMBDA).1);
     let solver = LBFGS::new(MoreThuenteLineSearch::new(), 10).with_tolerance_grad(1e-6)?;
     let progress = Progress {
         xs: xs.clone(),

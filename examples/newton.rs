@@ -1,8 +1,10 @@
 //! Newton's method with `#[grad(hessian)]` on the Rosenbrock function in 10 dimensions,
-//! against gradient descent and argmin's L-BFGS (both with `#[grad]`'s gradient), from
-//! the classic start `(-1.2, 1, -1.2, 1, …)`.
+//! against argmin's trust-region method (on the same Hessian), gradient descent and
+//! argmin's L-BFGS (both with `#[grad]`'s gradient), from the classic start
+//! `(-1.2, 1, -1.2, 1, …)`. argmin sees the generated functions through
+//! `autodiff::argmin::Problem` (feature `argmin`), with no trait impls written here.
 //!
-//! `cargo run --release --example newton`
+//! `cargo run --release --features argmin --example newton`
 //!
 //! Newton's step solves `H·s = -∇f` (nalgebra's Cholesky factorization; where `H` is not
 //! positive definite, far from the minimum, a multiple of the identity is added to it
@@ -14,17 +16,26 @@
 //! iterations, to the other minimum of the 10-dimensional function, a local one near
 //! `(-1, 1, …, 1)` (at distance 2); L-BFGS's longer steps reach the global one.
 
-use argmin::core::{CostFunction, Error, Executor, Gradient, State};
+use argmin::core::observers::{Observe, ObserverMode};
+use argmin::core::{CostFunction, Error, Executor, Gradient, Hessian, State};
+use argmin::core::{IterState, KV};
 use argmin::solver::linesearch::MoreThuenteLineSearch;
 use argmin::solver::quasinewton::LBFGS;
+use argmin::solver::trustregion::{Steihaug, TrustRegion};
 use autodiff::prelude::*;
 use nalgebra::{SMatrix, SVector};
+use std::cell::Cell;
+use std::rc::Rc;
 use std::time::Instant;
 
 /// The dimension.
 const N: usize = 10;
 /// The gradient norm at which a method stops.
 const TOLERANCE: f64 = 1e-10;
+/// The same for argmin's trust-region method, which stalls just above [`TOLERANCE`] here:
+/// its test of a step compares the decrease with the model's prediction, and near the
+/// minimum the decrease is lost in the cost's rounding.
+const TRUST_REGION_TOLERANCE: f64 = 1e-9;
 
 /// `Σ 100·(xᵢ₊₁ − xᵢ²)² + (1 − xᵢ)²`.
 #[grad(hessian)]
@@ -133,27 +144,70 @@ pub fn gradient_descent(max_iterations: usize) -> Run {
     }
 }
 
-/// The problem for argmin: the cost and the gradient from `rosenbrock_grad`.
-struct Problem;
+/// The problem for argmin, from the generated functions: the cost, the gradient from
+/// `rosenbrock_grad` and the Hessian from `rosenbrock_hessian`, over argmin's `Vec<f64>`.
+fn problem() -> impl CostFunction<Param = Vec<f64>, Output = f64>
+       + Gradient<Param = Vec<f64>, Gradient = Vec<f64>>
+       + Hessian<Param = Vec<f64>, Hessian = Vec<Vec<f64>>> {
+    let point = |x: &Vec<f64>| -> [f64; N] { std::array::from_fn(|i| x[i]) };
+    autodiff::argmin::Problem::new(move |x: &Vec<f64>| rosenbrock(point(x)))
+        .with_gradient(move |x: &Vec<f64>| rosenbrock_grad(point(x)).1.to_vec())
+        .with_hessian(move |x: &Vec<f64>| {
+            let (_, _, h) = rosenbrock_hessian(point(x));
+            h.iter().map(|row| row.to_vec()).collect()
+        })
+}
 
-impl CostFunction for Problem {
-    type Param = Vec<f64>;
-    type Output = f64;
-
-    fn cost(&self, x: &Vec<f64>) -> Result<f64, Error> {
-        let x: [f64; N] = x.as_slice().try_into()?;
-        Ok(rosenbrock(x))
+/// The end of an argmin run, its best point and its iterations, as a [`Run`].
+fn run_of(best: Option<&Vec<f64>>, iterations: u64) -> Run {
+    let x: [f64; N] =
+        std::array::from_fn(|i| best.and_then(|b| b.get(i)).copied().unwrap_or(f64::NAN));
+    let (_, gradient) = rosenbrock_grad(x);
+    Run {
+        iterations: usize::try_from(iterations).unwrap_or(usize::MAX),
+        x,
+        gradient_norm: norm(&gradient),
     }
 }
 
-impl Gradient for Problem {
-    type Param = Vec<f64>;
-    type Gradient = Vec<f64>;
+/// The state of argmin's trust-region method over `Vec<f64>`.
+type TrustRegionState = IterState<Vec<f64>, Vec<f64>, (), Vec<Vec<f64>>, (), f64>;
 
-    fn gradient(&self, x: &Vec<f64>) -> Result<Vec<f64>, Error> {
-        let x: [f64; N] = x.as_slice().try_into()?;
-        Ok(rosenbrock_grad(x).1.to_vec())
+/// Records the first iteration at which the gradient's norm is below
+/// [`TRUST_REGION_TOLERANCE`]:
+/// argmin's trust-region method has no stopping rule of its own but the iteration budget.
+struct Converged(Rc<Cell<Option<u64>>>);
+
+impl Observe<TrustRegionState> for Converged {
+    fn observe_iter(&mut self, state: &TrustRegionState, _kv: &KV) -> Result<(), Error> {
+        let below = state
+            .get_gradient()
+            .is_some_and(|g| g.iter().map(|x| x * x).sum::<f64>().sqrt() < TRUST_REGION_TOLERANCE);
+        if below && self.0.get().is_none() {
+            // Observed before the count moves on: `get_iter` is the iteration's index.
+            self.0.set(Some(state.get_iter() + 1));
+        }
+        Ok(())
     }
+}
+
+/// argmin's trust-region method with the Steihaug (truncated conjugate gradient)
+/// subproblem solver, on Hessian–vector products of the exact Hessian, for
+/// `max_iterations`; the run's iterations are those it took to reach
+/// [`TRUST_REGION_TOLERANCE`] (the budget when it did not).
+///
+/// # Errors
+/// If argmin fails.
+pub fn trust_region(max_iterations: u64) -> Result<Run, Error> {
+    let converged = Rc::new(Cell::new(None));
+    let solver = TrustRegion::new(Steihaug::new());
+    let result = Executor::new(problem(), solver)
+        .configure(|state| state.param(start().to_vec()).max_iters(max_iterations))
+        .add_observer(Converged(Rc::clone(&converged)), ObserverMode::Always)
+        .run()?;
+    let state = result.state();
+    let iterations = converged.get().unwrap_or(state.get_iter());
+    Ok(run_of(state.get_best_param(), iterations))
 }
 
 /// argmin's L-BFGS (memory 7) with a Moré–Thuente line search.
@@ -164,19 +218,11 @@ pub fn lbfgs(max_iterations: u64) -> Result<Run, Error> {
     let solver = LBFGS::new(MoreThuenteLineSearch::new(), 7)
         .with_tolerance_grad(TOLERANCE)?
         .with_tolerance_cost(0.0)?;
-    let result = Executor::new(Problem, solver)
+    let result = Executor::new(problem(), solver)
         .configure(|state| state.param(start().to_vec()).max_iters(max_iterations))
         .run()?;
     let state = result.state();
-    let best = state.get_best_param().cloned().unwrap_or_default();
-    let x: [f64; N] = best.as_slice().try_into()?;
-    let (_, gradient) = rosenbrock_grad(x);
-    let iterations = usize::try_from(state.get_iter()).unwrap_or(usize::MAX);
-    Ok(Run {
-        iterations,
-        x,
-        gradient_norm: norm(&gradient),
-    })
+    Ok(run_of(state.get_best_param(), state.get_iter()))
 }
 
 fn main() -> Result<(), Error> {
@@ -206,6 +252,17 @@ fn main() -> Result<(), Error> {
     };
     let (run, seconds) = time(&|| newton(200));
     report("Newton (`_hessian`)", &run, seconds);
+    // Run as many iterations as it takes to converge, found by a first run.
+    let budget = trust_region(1_000)
+        .expect("the trust-region method runs")
+        .iterations;
+    let budget = u64::try_from(budget).unwrap_or(u64::MAX);
+    let (run, seconds) = time(&|| trust_region(budget).expect("the trust-region method runs"));
+    report(
+        "trust region, Steihaug CG (argmin, `_hessian`)",
+        &run,
+        seconds,
+    );
     let (run, seconds) = time(&|| lbfgs(10_000).expect("L-BFGS runs"));
     report("L-BFGS (argmin, `_grad`)", &run, seconds);
     let (run, seconds) = time(&|| gradient_descent(100_000));
@@ -229,6 +286,16 @@ mod tests {
         assert!(h.cholesky().is_some(), "{run:?}");
         assert!((run.x[0] + 0.99).abs() < 0.01, "{run:?}");
         assert!(run.x[1..].iter().all(|x| (x - 1.0).abs() < 0.02), "{run:?}");
+    }
+
+    #[test]
+    fn argmin_trust_region_reaches_a_minimum_with_the_hessian() {
+        let run = trust_region(1_000).expect("the trust-region method runs");
+        assert!(run.iterations < 100, "{run:?}");
+        assert!(run.gradient_norm < TRUST_REGION_TOLERANCE, "{run:?}");
+        let (_, _, hessian) = rosenbrock_hessian(run.x);
+        let h = SMatrix::<f64, N, N>::from_fn(|i, j| hessian[i][j]);
+        assert!(h.cholesky().is_some(), "{run:?}");
     }
 
     #[test]

@@ -9,6 +9,7 @@
 #![doc = include_str!("guide/engines.md")]
 #![doc = include_str!("guide/checking.md")]
 #![doc = include_str!("guide/no_std.md")]
+#![doc = include_str!("guide/ecosystem.md")]
 #![doc = include_str!("guide/internals.md")]
 #![doc = include_str!("guide/performance.md")]
 #![cfg_attr(not(feature = "std"), no_std)]
@@ -18,6 +19,9 @@
 #[cfg(feature = "alloc")]
 extern crate alloc;
 extern crate self as autodiff;
+
+#[cfg(feature = "argmin")]
+pub mod argmin;
 
 pub use autodiff_macros::{grad, Differentiable};
 #[cfg(feature = "alloc")]

@@ -24,6 +24,9 @@ pub struct GradArgs {
     pub hvp: bool,
     /// `hessian`: also generate the Hessian, `<name>_hessian`.
     pub hessian: bool,
+    /// `crate = path` (or `crate = "path"`): where the generated code finds the facade
+    /// crate, when Cargo's manifest does not say (see [`crate::krate`]).
+    pub krate: Option<syn::Path>,
 }
 
 /// Parses the attribute's arguments.
@@ -69,6 +72,18 @@ pub fn parse(tokens: TokenStream) -> syn::Result<GradArgs> {
             }
             *set = true;
             Ok(())
+        } else if meta.path.is_ident("crate") {
+            if args.krate.is_some() {
+                return Err(meta.error("`crate` is given twice"));
+            }
+            let value = meta.value()?;
+            let path = if value.peek(syn::LitStr) {
+                value.parse::<syn::LitStr>()?.parse::<syn::Path>()?
+            } else {
+                value.parse::<syn::Path>()?
+            };
+            args.krate = Some(path);
+            Ok(())
         } else if meta.path.is_ident("reassociate") {
             if args.reassociate {
                 return Err(meta.error("`reassociate` is given twice"));
@@ -78,7 +93,7 @@ pub fn parse(tokens: TokenStream) -> syn::Result<GradArgs> {
         } else {
             Err(meta.error(
                 "unknown #[grad] argument; supported: `wrt(param, …)`, `reassociate`, `jvp`, \
-                 `jacobian`, `hvp`, `hessian`",
+                 `jacobian`, `hvp`, `hessian`, `crate = path`",
             ))
         }
     });

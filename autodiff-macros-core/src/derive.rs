@@ -7,20 +7,51 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::DeriveInput;
 
-/// Expands `#[derive(Differentiable)]`; errors become `compile_error!`.
-pub fn derive(input: TokenStream) -> TokenStream {
+/// Expands `#[derive(Differentiable)]` for a crate that sees the facade at `facade`
+/// (or where the struct's `#[differentiable(crate = path)]` says); errors become
+/// `compile_error!`.
+pub fn derive(facade: syn::Path, input: TokenStream) -> TokenStream {
     let input: DeriveInput = match syn::parse2(input) {
         Ok(input) => input,
+        Err(error) => return error.into_compile_error(),
+    };
+    let facade = match facade_option(&input) {
+        Ok(path) => path.unwrap_or(facade),
         Err(error) => return error.into_compile_error(),
     };
     match layout::parse(&input) {
         Ok(layout) => {
             let implementation = implementation(&layout);
             let macro_ = layout_macro(&layout);
-            quote!(#implementation #macro_)
+            crate::krate::relocate(quote!(#implementation #macro_), &facade)
         }
         Err(error) => error.into_compile_error(),
     }
+}
+
+/// `#[differentiable(crate = path)]` (or `crate = "path"`) on the struct itself.
+fn facade_option(input: &DeriveInput) -> syn::Result<Option<syn::Path>> {
+    let mut path = None;
+    for attribute in &input.attrs {
+        if !attribute.path().is_ident("differentiable") {
+            continue;
+        }
+        attribute.parse_nested_meta(|meta| {
+            if !meta.path.is_ident("crate") {
+                return Err(meta.error(
+                    "unknown option; supported on the struct: `#[differentiable(crate = path)]`",
+                ));
+            }
+            let value = meta.value()?;
+            path = Some(if value.peek(syn::LitStr) {
+                value.parse::<syn::LitStr>()?.parse()?
+            } else {
+                value.parse()?
+            });
+            Ok(())
+        })?;
+    }
+    Ok(path)
 }
 
 /// `impl Differentiable`: differentiable fields through their own implementations,

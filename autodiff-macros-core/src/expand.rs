@@ -14,9 +14,9 @@ use syn::spanned::Spanned;
 use syn::{DeriveInput, FnArg, ImplItem, ItemFn, ItemImpl, Token, Type};
 
 /// Expands `#[grad(args)] item`: the original item, then `<name>_grad`.
-pub fn grad(args: TokenStream, item: TokenStream) -> TokenStream {
+pub fn grad(facade: syn::Path, args: TokenStream, item: TokenStream) -> TokenStream {
     if let Ok(block) = syn::parse2::<ItemImpl>(item.clone()) {
-        return methods(args, block);
+        return methods(facade, args, block);
     }
     let function: ItemFn = match syn::parse2(item.clone()) {
         Ok(function) => function,
@@ -37,6 +37,7 @@ pub fn grad(args: TokenStream, item: TokenStream) -> TokenStream {
     let self_ty = method.then(|| syn::parse_quote!(Self));
     let original = unused_allowed(function.clone());
     let state = State {
+        facade,
         args,
         layouts: Layouts::default(),
         self_ty,
@@ -49,7 +50,7 @@ pub fn grad(args: TokenStream, item: TokenStream) -> TokenStream {
 /// Expands `#[grad] impl Type { … }`: the block unchanged but for the `#[grad]` attributes
 /// of its methods, then the gradients of those methods, in a block `impl Type { … }` of
 /// their own.
-fn methods(args: TokenStream, mut block: ItemImpl) -> TokenStream {
+fn methods(facade: syn::Path, args: TokenStream, mut block: ItemImpl) -> TokenStream {
     let mut errors = crate::errors::Errors::default();
     if !args.is_empty() {
         errors.at(
@@ -105,6 +106,7 @@ fn methods(args: TokenStream, mut block: ItemImpl) -> TokenStream {
             block: Box::new(method.block),
         };
         State {
+            facade: facade.clone(),
             args,
             layouts: Layouts::default(),
             self_ty: Some(self_ty.clone()),
@@ -135,10 +137,11 @@ fn is_grad_attribute(attribute: &syn::Attribute) -> bool {
 
 /// Expands a later step: `[struct …] @grad [args] [layouts] fn …`, the state of
 /// [`State::request`] with the asked-for layout in front.
-pub fn resume(input: TokenStream) -> TokenStream {
+pub fn resume(facade: syn::Path, input: TokenStream) -> TokenStream {
     match syn::parse2::<Resume>(input) {
         Ok(Resume { layout, mut state }) => match state.missing() {
             Some(ty) => {
+                state.facade = facade;
                 state.layouts.insert(ty, layout);
                 state.step()
             }
@@ -151,6 +154,8 @@ pub fn resume(input: TokenStream) -> TokenStream {
 /// Everything a step needs: the attribute's arguments, the layouts known so far, and the
 /// function as written.
 struct State {
+    /// Where the user's crate finds the facade, unless `crate = path` says otherwise.
+    facade: syn::Path,
     args: TokenStream,
     layouts: Layouts,
     /// For a method: the type of its `impl` block.
@@ -231,7 +236,9 @@ impl State {
     /// fields, which it passes to [`resume`]. A type that does not derive `Differentiable`
     /// also fails the trait bound checked here, whose message says what to do.
     fn request(&self, ty: &Type) -> TokenStream {
+        let facade = self.facade_path();
         let State {
+            facade: _,
             args,
             layouts,
             self_ty,
@@ -243,17 +250,28 @@ impl State {
             .iter()
             .map(|(ty, layout)| quote!((#ty) [#layout]));
         let span = ty.span();
-        quote_spanned! {span=>
+        let request = quote_spanned! {span=>
             const _: () = {
                 let _ = ::autodiff::__private::probe::differentiable::<#ty>;
             };
             #ty! { @grad [#args] [#(#known)*] [#(#self_ty)*] #function }
-        }
+        };
+        crate::krate::relocate(request, &facade)
+    }
+
+    /// The facade's path: `crate = path` of the arguments, else what the entry point found.
+    fn facade_path(&self) -> syn::Path {
+        args::parse(self.args.clone())
+            .ok()
+            .and_then(|args| args.krate)
+            .unwrap_or_else(|| self.facade.clone())
     }
 
     /// `<name>_grad` and `<name>_grad_into`, or the errors with stand-ins for them.
     fn finish(self) -> TokenStream {
+        let facade = self.facade_path();
         let State {
+            facade: _,
             args,
             layouts,
             self_ty,
@@ -273,6 +291,7 @@ impl State {
                 quote!(#error #stub)
             }
         };
+        let output = crate::krate::relocate(output, &facade);
         match &self_ty {
             // A method of an `impl` block marked `#[grad]`: in a block of its own.
             Some(self_ty) if !lower::is_self(self_ty) => quote!(impl #self_ty { #output }),
@@ -344,6 +363,8 @@ impl Parse for Resume {
         Ok(Resume {
             layout,
             state: State {
+                // Set by `resume`, which knows the user's crate.
+                facade: crate::krate::default_path(),
                 args,
                 layouts,
                 self_ty,

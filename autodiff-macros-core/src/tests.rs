@@ -4,7 +4,7 @@
 mod robustness;
 
 mod expansion {
-    use crate::expand::grad;
+    use crate::grad;
     use quote::quote;
 
     /// The expansion of `#[grad(args)] item`, pretty-printed.
@@ -225,7 +225,7 @@ mod expansion {
         insta::assert_snapshot!(expand(
             quote!(),
             quote! {
-                fn bad(x: f64) -> f64 { let c = || x; x.frobnicate() + c() }
+                fn bad(x: f64) -> f64 { let c = move || x; x.frobnicate() + c() }
             }
         ));
     }
@@ -335,5 +335,56 @@ mod table {
                 "the guide's operation table is out of date: run with UPDATE_GUIDE=1"
             );
         }
+    }
+}
+/// The facade's path in generated code: found for a renamed dependency, or given by
+/// `crate = path`, and then nowhere `::autodiff` (see `krate`).
+mod facade_path {
+    use quote::quote;
+
+    fn mentions(tokens: &proc_macro2::TokenStream, path: &str) -> bool {
+        tokens.to_string().contains(path)
+    }
+
+    #[test]
+    fn a_renamed_dependency_is_named_everywhere() {
+        let item = quote! {
+            fn f(x: [f64; 2], v: &[f64]) -> f64 { x[0].tanh() * v.iter().sum::<f64>() }
+        };
+        let tokens = crate::grad_in(Some("ad"), quote!(jvp, hvp, wrt(x)), item);
+        assert!(mentions(&tokens, ":: ad :: __private"), "{tokens}");
+        assert!(!mentions(&tokens, ":: autodiff ::"), "{tokens}");
+    }
+
+    #[test]
+    fn the_crate_option_wins() {
+        let item = quote!(
+            fn f(x: f64) -> f64 {
+                x.exp().ln_1p()
+            }
+        );
+        for option in [
+            quote!(crate = crate::reexported),
+            quote!(crate = "crate::reexported"),
+        ] {
+            let tokens = crate::grad_in(Some("ad"), option, item.clone());
+            assert!(
+                mentions(&tokens, "crate :: reexported :: __private"),
+                "{tokens}"
+            );
+            assert!(!mentions(&tokens, ":: autodiff ::"), "{tokens}");
+            assert!(!mentions(&tokens, ":: ad ::"), "{tokens}");
+        }
+    }
+
+    #[test]
+    fn the_derive_takes_the_option_on_the_struct() {
+        let item = quote! {
+            #[differentiable(crate = ::ad)]
+            struct Line { a: f64, b: f64 }
+        };
+        let tokens = crate::derive_differentiable(item);
+        assert!(mentions(&tokens, ":: ad :: Differentiable"), "{tokens}");
+        assert!(!mentions(&tokens, ":: autodiff ::"), "{tokens}");
     }
 }

@@ -1,10 +1,10 @@
-//! Runtime of the [`autodiff`](https://docs.rs/autodiff) crate: the derivative
+//! Runtime of the [`autodiff`](https://docs.rs/autodiff-static) crate: the derivative
 //! [`rules`] of every elementary operation, two dynamic reverse-mode engines built on
 //! them, [`Value`] (a micrograd-style graph) and [`Tape`] (an arena whose creation order is
 //! its topological order), and a gradient [`check`] against finite differences.
 //!
-//! Most users depend on the `autodiff` facade instead, which re-exports this crate and adds
-//! the `#[grad]` attribute.
+//! Most users depend on the facade instead (package `autodiff-static`, library
+//! `autodiff`), which re-exports this crate and adds the `#[grad]` attribute.
 //!
 //! # Features
 //!

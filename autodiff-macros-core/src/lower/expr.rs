@@ -18,6 +18,15 @@ impl Lowering {
             Expr::Path(path) if path.qself.is_none() => {
                 if let Some(ident) = path.path.get_ident() {
                     if let Some(var) = self.scopes.lookup(ident) {
+                        if self.named_closures.contains_key(&var) {
+                            return self.error(
+                                ident,
+                                format!(
+                                    "`{ident}` is a closure: #[grad] calls it (`{ident}(x)`) \
+                                     but does not pass it on"
+                                ),
+                            );
+                        }
                         return match self.indexed(var, ident, &[], expr) {
                             Some(place) => {
                                 let num = self.var_nums[var];
@@ -160,9 +169,9 @@ impl Lowering {
             ),
             Expr::Closure(closure) => self.error(
                 closure,
-                "#[grad] supports closures only as arguments of iterator adapters \
-                 (`.map(|x| …)`, `.filter(..)`, `.fold(init, |acc, x| …)`); for a helper, \
-                 write a separate #[grad] function and call it",
+                "#[grad] supports closures as arguments of iterator adapters (`.map(|x| …)`, \
+                 `.filter(..)`, `.fold(init, |acc, x| …)`) and bound to a name and called \
+                 (`let sq = |t: f64| t * t; sq(a)`)",
             ),
             Expr::Macro(mac) => self.error(
                 &mac.mac,
@@ -418,6 +427,12 @@ impl Lowering {
 
     /// `f(args)`: `stop_gradient`, an `f64`/`F64Ext` method in path form, or a user function.
     pub(super) fn call(&mut self, call: &syn::ExprCall) -> NodeId {
+        if let Expr::Path(path) = &*call.func {
+            let named = path.path.get_ident().and_then(|i| self.closure_named(i));
+            if let Some(named) = named {
+                return self.call_named_closure(named, call);
+            }
+        }
         let path = match &*call.func {
             Expr::Path(path) if path.qself.is_none() => &path.path,
             func => {

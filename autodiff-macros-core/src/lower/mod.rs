@@ -29,6 +29,7 @@ use crate::types::{
     array_dims, floats_in, integer_slice, is_bool, is_integer, slice_element, Float,
 };
 
+mod closure;
 mod control;
 mod expr;
 mod fields;
@@ -238,6 +239,9 @@ struct Lowering {
     references: Vec<VarId>,
     /// How many closure bodies enclose the code being lowered.
     closures: usize,
+    /// Closures bound to a name (`let sq = |t: f64| t * t;`), by the placeholder variable
+    /// their name is bound to; inlined at each call (see `closure`).
+    named_closures: HashMap<VarId, closure::NamedClosure>,
     /// The fields of struct parameters, each a variable of its own.
     fields: Vec<FieldParam>,
     /// For each field of a struct parameter, by its path (`m.layer.w`): the name its

@@ -691,6 +691,12 @@ impl Lowering {
             self.error(else_token, "#[grad] does not support `let … else`");
         }
 
+        // `let sq = |t: f64| t * t;`: a closure, inlined where it is called.
+        if let (Expr::Closure(closure), Some(ident)) = (strip_expr(&init.expr), ident.as_ref()) {
+            self.named_closure(ident, closure);
+            return;
+        }
+
         // `[a * b, c, 1.0]`: a local array, its elements assigned one by one.
         if let Expr::Array(array) = strip_expr(&init.expr) {
             self.array_literal(ident.as_ref(), array);
@@ -1030,16 +1036,26 @@ impl Lowering {
         }
     }
 
-    /// `let v = [a, b, c];`: a local array of zeros, then one assignment per element.
+    /// `let v = [a * b, c];`, also nested (`[[c, -s], [s, c]]`, rows of one length): a
+    /// local array of zeros, then one assignment per element.
     fn array_literal(&mut self, ident: Option<&Ident>, array: &syn::ExprArray) {
         let span = array.bracket_token.span.join();
-        let len = array.elems.len();
-        let (zeros, nodes) = self.collect(|this| {
-            let zero = this.real_literal("0.0");
-            this.push(NodeKind::Const(quote!([#zero; #len])), Num::Real, span)
-        });
+        let mut shape = Shape::default();
+        shape.walk(array, &mut Vec::new());
+        if let Some((tokens, message)) = shape.error {
+            self.error(tokens, message);
+            return;
+        }
+        let zero = self.real_literal("0.0");
+        let zeros_const = shape
+            .dims
+            .iter()
+            .rev()
+            .fold(quote!(#zero), |inner, len| quote!([#inner; #len]));
+        let (zeros, nodes) =
+            self.collect(|this| this.push(NodeKind::Const(zeros_const), Num::Real, span));
         let var = self.declare_hidden(VarKind::Real, Num::Real);
-        self.vars[var].dims = vec![quote!(#len)];
+        self.vars[var].dims = shape.dims.iter().map(|len| quote!(#len)).collect();
         self.vars[var].mutable = true;
         self.vars[var].reassigned = true;
         self.emit(Stmt::Let {
@@ -1047,17 +1063,18 @@ impl Lowering {
             value: Some(zeros),
             nodes,
         });
-        for (position, element) in array.elems.iter().enumerate() {
+        for (position, element) in shape.leaves {
             let (value, nodes) = self.collect(|this| this.real(element));
-            let (index, index_nodes) =
-                self.collect(|this| this.push(NodeKind::Const(quote!(#position)), Num::Int, span));
+            let (indices, index_nodes) = self.collect(|this| {
+                position
+                    .iter()
+                    .map(|i| this.push(NodeKind::Const(quote!(#i)), Num::Int, span))
+                    .collect::<Vec<_>>()
+            });
             let mut all = index_nodes;
             all.extend(nodes);
             self.emit(Stmt::Assign {
-                place: Place {
-                    var,
-                    indices: vec![index],
-                },
+                place: Place { var, indices },
                 value,
                 nodes: all,
             });
@@ -1245,4 +1262,68 @@ pub(super) fn is_vec_of(ty: &syn::Type, float: crate::ir::Float) -> bool {
     last.ident == "Vec"
         && arguments.args.len() == 1
         && matches!(arguments.args.first(), Some(syn::GenericArgument::Type(element)) if float.is(element))
+}
+
+/// The shape of a (nested) array literal: its lengths, outermost first, and its elements
+/// with their positions; or what makes it not rectangular.
+#[derive(Default)]
+struct Shape<'a> {
+    dims: Vec<usize>,
+    leaves: Vec<(Vec<usize>, &'a Expr)>,
+    /// The depth at which elements are numbers, once one is seen.
+    depth: Option<usize>,
+    error: Option<(TokenStream, &'static str)>,
+}
+
+impl<'a> Shape<'a> {
+    fn walk(&mut self, array: &'a syn::ExprArray, position: &mut Vec<usize>) {
+        let depth = position.len();
+        let len = array.elems.len();
+        match self.dims.get(depth) {
+            Some(&known) if known != len => {
+                self.fail(
+                    array,
+                    "the rows of a nested array literal must have one length",
+                );
+                return;
+            }
+            Some(_) => {}
+            None => self.dims.push(len),
+        }
+        for (i, element) in array.elems.iter().enumerate() {
+            position.push(i);
+            match strip_expr(element) {
+                Expr::Array(inner) => {
+                    if self.depth.is_some_and(|d| d <= depth + 1) {
+                        self.fail(
+                            element,
+                            "an array literal mixes numbers and rows at one level",
+                        );
+                    } else {
+                        self.walk(inner, position);
+                    }
+                }
+                _ => {
+                    if *self.depth.get_or_insert(depth + 1) != depth + 1 {
+                        self.fail(
+                            element,
+                            "an array literal mixes numbers and rows at one level",
+                        );
+                    } else {
+                        self.leaves.push((position.clone(), element));
+                    }
+                }
+            }
+            position.pop();
+            if self.error.is_some() {
+                return;
+            }
+        }
+    }
+
+    fn fail(&mut self, tokens: impl ToTokens, message: &'static str) {
+        if self.error.is_none() {
+            self.error = Some((tokens.to_token_stream(), message));
+        }
+    }
 }

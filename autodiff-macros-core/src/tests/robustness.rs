@@ -12,7 +12,7 @@
 //! A failure is shrunk to a small edit list and saved under `proptest-regressions/`; commit
 //! that file with the fix, so that the case runs first from then on.
 
-use crate::{derive::derive, expand::grad, expand::resume};
+use crate::{derive_differentiable as derive, grad, grad_resume as resume};
 use proc_macro2::{Delimiter, Group, Ident, Literal, Punct, Spacing, Span, TokenStream, TokenTree};
 use proptest::prelude::*;
 use proptest::sample::Index;

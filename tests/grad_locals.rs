@@ -1,0 +1,127 @@
+//! Closures bound to a name and called, and nested array literals with differentiated
+//! elements: against closed forms and central differences, in every mode.
+
+mod common;
+
+use autodiff::prelude::*;
+use common::{assert_all_close, assert_close, fd_gradient};
+
+/// A closure reads `k` as it was where it was made, though a later `let` shadows it.
+#[grad]
+fn captured(a: f64, b: f64) -> f64 {
+    let k = a * b;
+    let sq = |t: f64| t * t * k;
+    let k = 100.0;
+    sq(a) + sq(b) + 0.0 * k
+}
+
+#[test]
+fn a_named_closure_captures_where_it_is_made() {
+    let (a, b) = (1.5, 2.0);
+    let (value, da, db) = captured_grad(a, b);
+    // f = ab(a² + b²): ∂f/∂a = 3a²b + b³, ∂f/∂b = a³ + 3ab².
+    assert_close(value, a * b * (a * a + b * b), 1e-12, "value");
+    assert_close(da, 3.0 * a * a * b + b * b * b, 1e-12, "∂f/∂a");
+    assert_close(db, a * a * a + 3.0 * a * b * b, 1e-12, "∂f/∂b");
+}
+
+/// Closures of one and two parameters, untyped, one calling another, in a loop.
+#[grad(jvp, hvp, wrt(w))]
+fn layer(w: &[f64], xs: &[f64]) -> f64 {
+    let act = |z: f64| z.tanh();
+    let gate = |p, q| act(p) * q + p;
+    let mut total = 0.0;
+    for (i, x) in xs.iter().enumerate() {
+        let z = w[i % w.len()] * x;
+        total += gate(z, act(z));
+    }
+    total
+}
+
+#[test]
+fn named_closures_in_a_loop_in_every_mode() {
+    let w = [0.3, -0.2, 0.7];
+    let xs = [1.0, 2.0, -0.5, 0.25];
+    let (value, dw) = layer_grad(&w, &xs);
+    assert_eq!(value, layer(&w, &xs));
+    let fd = fd_gradient(|w| layer(w, &xs), &w);
+    assert_all_close(&dw, &fd, 1e-7, "∂f/∂w");
+    // Closed form: each term is tanh(z)² + z, z = w·x, so ∂/∂w_j = Σ x (2 tanh(z)(1 − tanh²(z)) + 1).
+    let mut expected = [0.0; 3];
+    for (i, x) in xs.iter().enumerate() {
+        let t = (w[i % 3] * x).tanh();
+        expected[i % 3] += x * (2.0 * t * (1.0 - t * t) + 1.0);
+    }
+    assert_all_close(&dw, &expected, 1e-12, "closed form");
+    let v = [1.0, 0.5, -2.0];
+    let (_, along) = layer_jvp(&w, &xs, &v);
+    let directional: f64 = dw.iter().zip(&v).map(|(d, v)| d * v).sum();
+    assert_close(along, directional, 1e-12, "jvp");
+    let (_, gradient, hv) = layer_hvp(&w, &xs, &v);
+    assert_all_close(&gradient, &dw, 1e-12, "hvp's gradient");
+    let h = 1e-5;
+    let plus: Vec<f64> = w.iter().zip(&v).map(|(w, v)| w + h * v).collect();
+    let minus: Vec<f64> = w.iter().zip(&v).map(|(w, v)| w - h * v).collect();
+    let fd_hv: Vec<f64> = layer_grad(&plus, &xs)
+        .1
+        .iter()
+        .zip(&layer_grad(&minus, &xs).1)
+        .map(|(p, m)| (p - m) / (2.0 * h))
+        .collect();
+    assert_all_close(&hv, &fd_hv, 1e-6, "H·v");
+}
+
+/// A rotation matrix written out, its entries differentiated.
+#[grad(hessian)]
+fn rotated(x: [f64; 2], theta: f64) -> f64 {
+    let (c, s) = (theta.cos(), theta.sin());
+    let r = [[c, -s], [s, c]];
+    let y0 = r[0][0] * x[0] + r[0][1] * x[1];
+    let y1 = r[1][0] * x[0] + r[1][1] * x[1];
+    y0 * y1
+}
+
+#[test]
+fn a_nested_array_literal_of_differentiated_entries() {
+    let (x, theta) = ([1.0, 2.0], 0.3);
+    let (value, dx, dtheta) = rotated_grad(x, theta);
+    let (c, s) = (theta.cos(), theta.sin());
+    let (y0, y1) = (c * x[0] - s * x[1], s * x[0] + c * x[1]);
+    assert_close(value, y0 * y1, 1e-15, "value");
+    // ∂y0/∂θ = −y1, ∂y1/∂θ = y0: ∂f/∂θ = y0² − y1².
+    assert_close(dtheta, y0 * y0 - y1 * y1, 1e-12, "∂f/∂θ");
+    assert_close(dx[0], c * y1 + s * y0, 1e-12, "∂f/∂x0");
+    assert_close(dx[1], -s * y1 + c * y0, 1e-12, "∂f/∂x1");
+    let (_, _, _, h) = rotated_hessian(x, theta);
+    assert_hessian!(
+        |p: &[f64; 3]| {
+            let (_, dx, dt) = rotated_grad([p[0], p[1]], p[2]);
+            [dx[0], dx[1], dt]
+        },
+        &h,
+        &[x[0], x[1], theta]
+    );
+}
+
+/// Three rows of two, and a row of rows of one.
+#[grad]
+fn table(a: f64, b: f64) -> f64 {
+    let m = [[a, b], [a * b, 1.0], [b.sin(), a]];
+    let col = [[a], [b]];
+    let mut total = 0.0;
+    for row in m {
+        total += row[0] * row[1];
+    }
+    total + col[0][0] * col[1][0]
+}
+
+#[test]
+fn a_rectangular_literal_and_a_column() {
+    let (a, b) = (0.7, -1.3);
+    let (value, da, db) = table_grad(a, b);
+    assert_close(value, a * b + a * b + b.sin() * a + a * b, 1e-15, "value");
+    let fd = fd_gradient(|p| table(p[0], p[1]), &[a, b]);
+    assert_all_close(&[da, db], &fd, 1e-8, "gradient");
+    assert_close(da, 3.0 * b + b.sin(), 1e-12, "∂f/∂a");
+    assert_close(db, 3.0 * a + b.cos() * a, 1e-12, "∂f/∂b");
+}
