@@ -125,3 +125,42 @@ fn a_rectangular_literal_and_a_column() {
     assert_close(da, 3.0 * b + b.sin(), 1e-12, "∂f/∂a");
     assert_close(db, 3.0 * a + b.cos() * a, 1e-12, "∂f/∂b");
 }
+
+/// `.to_vec()` copies: writes to the copy leave the parameter as it was.
+#[grad]
+fn copied(w: &[f64], a: [f64; 2]) -> f64 {
+    let v = w.to_vec();
+    let mut u = a.to_vec();
+    u[0] *= w[1];
+    v.iter().map(|x| x * x).sum::<f64>() + u[0] * a[0] + u[1] * w[0]
+}
+
+#[test]
+fn to_vec_copies_a_slice_and_an_array() {
+    let (w, a) = ([0.5, -1.0, 2.0], [1.5, 2.0]);
+    let (value, dw, da) = copied_grad(&w, a);
+    // f = Σ w² + a0² w1 + a1 w0.
+    assert_close(
+        value,
+        5.25 + a[0] * a[0] * w[1] + a[1] * w[0],
+        1e-15,
+        "value",
+    );
+    assert_all_close(
+        &dw,
+        &[2.0 * w[0] + a[1], 2.0 * w[1] + a[0] * a[0], 2.0 * w[2]],
+        1e-12,
+        "∂f/∂w",
+    );
+    assert_all_close(&da, &[2.0 * a[0] * w[1], w[0]], 1e-12, "∂f/∂a");
+    let fd = fd_gradient(
+        |p| copied(&p[..3], [p[3], p[4]]),
+        &[w[0], w[1], w[2], a[0], a[1]],
+    );
+    assert_all_close(
+        &[dw[0], dw[1], dw[2], da[0], da[1]],
+        &fd,
+        1e-7,
+        "central differences",
+    );
+}

@@ -697,6 +697,14 @@ impl Lowering {
             return;
         }
 
+        // `let v = w.to_vec();`: a local vector, a copy of `w`.
+        if let Expr::MethodCall(call) = strip_expr(&init.expr) {
+            if call.method == "to_vec" && call.args.is_empty() && call.turbofish.is_none() {
+                self.vector_copy(ident.as_ref(), call);
+                return;
+            }
+        }
+
         // `[a * b, c, 1.0]`: a local array, its elements assigned one by one.
         if let Expr::Array(array) = strip_expr(&init.expr) {
             self.array_literal(ident.as_ref(), array);
@@ -762,6 +770,43 @@ impl Lowering {
     }
 
     /// `let mut v = vec![c; n];` with a constant element `c` (`0.0`, `[0.0; K]`).
+    /// `let v = w.to_vec();` of a slice or array of numbers: written out as what it does,
+    /// `let mut v = vec![0.0; w.len()];` and a loop that copies each element.
+    fn vector_copy(&mut self, ident: Option<&Ident>, call: &syn::ExprMethodCall) {
+        let receiver = strip_expr(&call.receiver);
+        let var = match receiver {
+            Expr::Path(path) if path.qself.is_none() => path
+                .path
+                .get_ident()
+                .and_then(|ident| self.scopes.lookup(ident)),
+            _ => None,
+        };
+        let numbers = var.is_some_and(|var| {
+            let var = &self.vars[var];
+            let depth = var.dims.len() + usize::from(var.slice);
+            var.kind == VarKind::Real && depth == 1
+        });
+        if !numbers {
+            self.error(
+                call,
+                "#[grad] takes `.to_vec()` of a slice, array or vector of numbers named by a \
+                 variable (`let v = w.to_vec();`)",
+            );
+            return;
+        }
+        let span = call.method.span();
+        let mac: syn::ExprMacro = syn::parse_quote_spanned!(span=> vec![0.0; #receiver.len()]);
+        self.local_vector(ident, &mac, true);
+        if let Some(ident) = ident {
+            let copy: syn::Stmt = syn::parse_quote_spanned! {span=>
+                for __to_vec_index in 0..#receiver.len() {
+                    #ident[__to_vec_index] = #receiver[__to_vec_index];
+                }
+            };
+            self.statement(&copy);
+        }
+    }
+
     fn local_vector(&mut self, ident: Option<&Ident>, mac: &syn::ExprMacro, mutable: bool) {
         let tokens = &mac.mac.tokens;
         let Ok(repeat) = syn::parse2::<syn::ExprRepeat>(quote!([#tokens])) else {
