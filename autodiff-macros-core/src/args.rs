@@ -76,13 +76,7 @@ pub fn parse(tokens: TokenStream) -> syn::Result<GradArgs> {
             if args.krate.is_some() {
                 return Err(meta.error("`crate` is given twice"));
             }
-            let value = meta.value()?;
-            let path = if value.peek(syn::LitStr) {
-                value.parse::<syn::LitStr>()?.parse::<syn::Path>()?
-            } else {
-                value.parse::<syn::Path>()?
-            };
-            args.krate = Some(path);
+            args.krate = Some(crate::krate::parse_option(&meta)?);
             Ok(())
         } else if meta.path.is_ident("reassociate") {
             if args.reassociate {

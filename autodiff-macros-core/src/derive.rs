@@ -42,12 +42,7 @@ fn facade_option(input: &DeriveInput) -> syn::Result<Option<syn::Path>> {
                     "unknown option; supported on the struct: `#[differentiable(crate = path)]`",
                 ));
             }
-            let value = meta.value()?;
-            path = Some(if value.peek(syn::LitStr) {
-                value.parse::<syn::LitStr>()?.parse()?
-            } else {
-                value.parse()?
-            });
+            path = Some(crate::krate::parse_option(&meta)?);
             Ok(())
         })?;
     }

@@ -24,6 +24,17 @@ pub fn path(name: Option<&str>) -> syn::Path {
     }
 }
 
+/// The value of a `crate = …` option: a path (`crate = ::ad`) or, as serde spells it, a
+/// string holding one (`crate = "::ad"`).
+pub fn parse_option(meta: &syn::meta::ParseNestedMeta) -> syn::Result<syn::Path> {
+    let value = meta.value()?;
+    if value.peek(syn::LitStr) {
+        value.parse::<syn::LitStr>()?.parse()
+    } else {
+        value.parse()
+    }
+}
+
 /// `tokens` with each leading `::autodiff` of a path replaced by `path` (nothing to do
 /// when `path` is `::autodiff`). A path that continues another (`m::autodiff::x`) is left
 /// alone.
