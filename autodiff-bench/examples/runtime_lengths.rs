@@ -25,7 +25,7 @@
 use std::time::Duration;
 
 use autodiff_bench::counting::{self, take_largest, Counting};
-use autodiff_bench::runtime_lengths::{all, measure};
+use autodiff_bench::runtime_lengths::{all, measure, report};
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
@@ -34,19 +34,6 @@ static GLOBAL: Counting = Counting;
 const ROUNDS: usize = 25;
 /// The length of one batch of calls.
 const BATCH: Duration = Duration::from_millis(4);
-
-/// A time per call with a unit that keeps 3 significant digits.
-fn time(nanos: f64) -> String {
-    if nanos < 1e3 {
-        format!("{nanos:.0} ns")
-    } else if nanos < 1e4 {
-        format!("{:.2} µs", nanos / 1e3)
-    } else if nanos < 1e6 {
-        format!("{:.1} µs", nanos / 1e3)
-    } else {
-        format!("{:.2} ms", nanos / 1e6)
-    }
-}
 
 /// The allocations of `_grad_into` call `index` of the comparison `name`, on a new thread:
 /// (allocations of the first call, the largest block it asks for — the workspace's final
@@ -101,28 +88,7 @@ fn main() {
     for comparison in all() {
         println!("{}: {}", comparison.name, comparison.formula);
         let nanos = measure(&comparison, ROUNDS, BATCH);
-        for (contender, t) in comparison.contenders.iter().zip(&nanos) {
-            println!("  {:22} {:>10}", contender.label, time(*t));
-        }
-        for target in &comparison.targets {
-            let ratio = nanos[target.numerator] / nanos[target.denominator];
-            let verdict = match target.at_most {
-                Some(at_most) => {
-                    let met = ratio <= at_most;
-                    all_met &= met;
-                    format!(
-                        "target ≤ {at_most}x: {}",
-                        if met { "met" } else { "NOT met" }
-                    )
-                }
-                None => "for comparison".to_string(),
-            };
-            println!(
-                "  {} / {} = {ratio:.2}x  ({verdict})",
-                comparison.contenders[target.numerator].label,
-                comparison.contenders[target.denominator].label,
-            );
-        }
+        all_met &= report(&comparison, &nanos);
         for (index, call) in comparison.into_calls.iter().enumerate() {
             let (first, largest, steady) = allocations(comparison.name, index);
             all_zero &= steady == 0.0;

@@ -48,6 +48,8 @@ pub mod batched;
 pub mod callgrind;
 pub mod counting;
 pub mod lanes;
+#[cfg(feature = "rayon")]
+pub mod parallel;
 pub mod runtime_lengths;
 pub mod wide;
 pub mod workloads;

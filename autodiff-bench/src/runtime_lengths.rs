@@ -35,7 +35,24 @@ use std::time::{Duration, Instant};
 
 /// The moons model of `examples/moons.rs`, shared with that example and `tests/moons.rs`.
 #[path = "../../examples/moons_model/mod.rs"]
+#[macro_use]
 pub mod moons_model;
+
+/// The moons loss over slices under `#[grad(parallel)]`: [`moons_model::loss_slices`]
+/// with its sample loop split into chunks on rayon's thread pool.
+#[cfg(feature = "rayon")]
+pub mod moons_parallel {
+    use super::moons_model::{ALPHA, HIDDEN, INPUTS, L1, L2, L3, PARAMS};
+    use autodiff::prelude::*;
+
+    loss_over_slices!(
+        /// `loss_slices` under `#[grad(parallel)]`: each chunk of 256 samples
+        /// preaccumulates its gradient (as `reassociate` does), the chunks run on
+        /// rayon's threads and are added in a fixed order.
+        loss_slices_parallel,
+        [wrt(p), parallel]
+    );
+}
 
 pub mod layouts;
 
@@ -57,19 +74,36 @@ pub struct Contender {
     pub label: &'static str,
     /// One call.
     pub call: Box<dyn Fn()>,
+    /// Times a batch of calls in its own way (made from a thread of a pool, see
+    /// [`Contender::timed_by`]), or `None`.
+    pub timed: Option<Box<dyn Fn(u64) -> Duration>>,
 }
 
 impl Contender {
-    fn new(label: &'static str, call: impl Fn() + 'static) -> Self {
+    /// A contender labelled `label` that runs `call`.
+    pub fn new(label: &'static str, call: impl Fn() + 'static) -> Self {
         Contender {
             label,
             call: Box::new(call),
+            timed: None,
         }
+    }
+
+    /// The same contender, its batches of calls timed by `timed` (given the number of
+    /// calls): to time calls made from one of a thread pool's threads, as in a training
+    /// loop run with `pool.install`, rather than handed over to the pool one by one.
+    #[must_use]
+    pub fn timed_by(mut self, timed: impl Fn(u64) -> Duration + 'static) -> Self {
+        self.timed = Some(Box::new(timed));
+        self
     }
 
     /// The time of `iterations` calls.
     #[must_use]
     pub fn time(&self, iterations: u64) -> Duration {
+        if let Some(timed) = &self.timed {
+            return timed(iterations);
+        }
         let call = &self.call;
         let start = Instant::now();
         for _ in 0..iterations {
@@ -141,6 +175,50 @@ pub fn all() -> Vec<Comparison> {
         chain::comparison(),
         trip_count::comparison(),
     ]
+}
+
+/// A time per call with a unit that keeps 3 significant digits.
+#[must_use]
+pub fn time(nanos: f64) -> String {
+    if nanos < 1e3 {
+        format!("{nanos:.0} ns")
+    } else if nanos < 1e4 {
+        format!("{:.2} µs", nanos / 1e3)
+    } else if nanos < 1e6 {
+        format!("{:.1} µs", nanos / 1e3)
+    } else {
+        format!("{:.2} ms", nanos / 1e6)
+    }
+}
+
+/// Prints each contender's time (`nanos`, as [`measure`] gives them) and each target's
+/// ratio; returns whether every target with a limit is met.
+#[must_use]
+pub fn report(comparison: &Comparison, nanos: &[f64]) -> bool {
+    let mut all_met = true;
+    for (contender, t) in comparison.contenders.iter().zip(nanos) {
+        println!("  {:30} {:>10}", contender.label, time(*t));
+    }
+    for target in &comparison.targets {
+        let ratio = nanos[target.numerator] / nanos[target.denominator];
+        let verdict = match target.at_most {
+            Some(at_most) => {
+                let met = ratio <= at_most;
+                all_met &= met;
+                format!(
+                    "target ≤ {at_most}x: {}",
+                    if met { "met" } else { "NOT met" }
+                )
+            }
+            None => "for comparison".to_string(),
+        };
+        println!(
+            "  {} / {} = {ratio:.2}x  ({verdict})",
+            comparison.contenders[target.numerator].label,
+            comparison.contenders[target.denominator].label,
+        );
+    }
+    all_met
 }
 
 /// Calls per batch of `contender`: grown until a batch lasts `batch`.

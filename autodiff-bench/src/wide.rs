@@ -95,6 +95,13 @@ loss!(
     loss_lanes,
     [wrt(p), reassociate]
 );
+#[cfg(feature = "rayon")]
+loss!(
+    /// [`loss`] under `#[grad(parallel)]`: the sample loop in chunks on rayon's threads,
+    /// each chunk's gradient preaccumulated (and its sums in lanes, as in [`loss_lanes`]).
+    loss_parallel,
+    [wrt(p), parallel]
+);
 
 /// The hand-written backpropagation, a sample at a time; `sparse` skips samples whose
 /// hinge is inactive and units whose ReLU is off.

@@ -1,4 +1,5 @@
 //! The arguments of the attribute: `#[grad]`, `#[grad(wrt(a, c))]`, `#[grad(reassociate)]`,
+//! `#[grad(parallel)]`,
 //! `#[grad(jvp, jacobian, hvp, hessian)]`.
 
 use proc_macro2::TokenStream;
@@ -15,6 +16,9 @@ pub struct GradArgs {
     /// interleaved partial sums), which changes their last bits and lets them run in
     /// parallel.
     pub reassociate: bool,
+    /// `parallel` (its span): loops over samples run in chunks on rayon's thread pool,
+    /// reduced in a fixed order (see `codegen::preaccumulate`). Implies `reassociate`.
+    pub parallel: Option<proc_macro2::Span>,
     /// `jvp`: also generate forward mode, `<name>_jvp`.
     pub jvp: bool,
     /// `jacobian`: also generate the Jacobian, `<name>_jacobian` (and forward mode, which it
@@ -36,6 +40,7 @@ pub struct GradArgs {
 /// #[grad(wrt(a, c))]                → GradArgs { wrt: Some([a, c]), .. }
 /// #[grad(wrt(a), reassociate)]      → GradArgs { wrt: Some([a]), reassociate: true, .. }
 /// #[grad(jvp)]                      → GradArgs { jvp: true, .. }
+/// #[grad(parallel)]                 → GradArgs { parallel: Some(span), .. }
 /// ```
 pub fn parse(tokens: TokenStream) -> syn::Result<GradArgs> {
     let mut args = GradArgs::default();
@@ -78,6 +83,12 @@ pub fn parse(tokens: TokenStream) -> syn::Result<GradArgs> {
             }
             args.krate = Some(crate::krate::parse_option(&meta)?);
             Ok(())
+        } else if meta.path.is_ident("parallel") {
+            if args.parallel.is_some() {
+                return Err(meta.error("`parallel` is given twice"));
+            }
+            args.parallel = Some(syn::spanned::Spanned::span(&meta.path));
+            Ok(())
         } else if meta.path.is_ident("reassociate") {
             if args.reassociate {
                 return Err(meta.error("`reassociate` is given twice"));
@@ -86,8 +97,8 @@ pub fn parse(tokens: TokenStream) -> syn::Result<GradArgs> {
             Ok(())
         } else {
             Err(meta.error(
-                "unknown #[grad] argument; supported: `wrt(param, …)`, `reassociate`, `jvp`, \
-                 `jacobian`, `hvp`, `hessian`, `crate = path`",
+                "unknown #[grad] argument; supported: `wrt(param, …)`, `reassociate`, `parallel`, \
+                 `jvp`, `jacobian`, `hvp`, `hessian`, `crate = path`",
             ))
         }
     });

@@ -388,6 +388,7 @@ fn try_expand(args: TokenStream, function: ItemFn, context: &Context) -> syn::Re
     let original = function.clone();
     let function = lower::lower(function, &args, context)?;
     let activity = check::check(&function)?;
+    codegen::parallel_check(&function, &activity)?;
     let gradient = if function.output.is_some() {
         // A vector output: its pullback is the gradient of its contraction with a seed.
         let contracted = lower::lower_contracted(original, &args, context)?;

@@ -61,6 +61,9 @@ pub struct Function {
     /// `#[grad(reassociate)]`: the sums that loops accumulate may run in lanes
     /// (`codegen::lanes`).
     pub reassociate: bool,
+    /// `#[grad(parallel)]` (the span of `parallel`): the loops whose gradients are
+    /// preaccumulated run in chunks on rayon's thread pool (`codegen::preaccumulate`).
+    pub parallel: Option<proc_macro2::Span>,
     /// A method or associated function (of an `impl` block marked `#[grad]`): the
     /// functions it generates are reached through `Self::`.
     pub in_impl: bool,

@@ -156,6 +156,54 @@ mod expansion {
     }
 
     #[test]
+    fn parallel_sample_loop() {
+        insta::assert_snapshot!(expand(
+            quote!(wrt(w, b), parallel),
+            quote! {
+                fn fit(w: &[f64; 2], b: &[f64], xs: &[[f64; 2]]) -> f64 {
+                    let mut loss = 0.0;
+                    for x in xs {
+                        let mut z = b[0];
+                        for i in 0..2 {
+                            z += w[i] * x[i];
+                        }
+                        loss += z.tanh();
+                    }
+                    loss / 2.0
+                }
+            }
+        ));
+    }
+
+    #[test]
+    fn parallel_splits_loops_over_samples_not_loops_of_constant_length() {
+        // The sample loop (run-time length) is split; the L2 term's loop over the
+        // weights (constant length, nothing inside) is not.
+        let expanded = expand(
+            quote!(parallel),
+            quote! {
+                fn loss(w: &[f64; 4], xs: &[f64], ys: &[f64]) -> f64 {
+                    let mut sse = 0.0;
+                    for i in 0..xs.len() {
+                        let r = w[0] * xs[i] + w[1] - ys[i];
+                        sse += r * r;
+                    }
+                    let mut l2 = 0.0;
+                    for k in 0..4 {
+                        l2 += w[k] * w[k];
+                    }
+                    sse + l2
+                }
+            },
+        );
+        assert_eq!(
+            expanded.matches("parallel::reduce").count(),
+            1,
+            "{expanded}"
+        );
+    }
+
+    #[test]
     fn run_time_loop_over_slices() {
         insta::assert_snapshot!(expand(
             quote!(wrt(w)),

@@ -44,6 +44,8 @@ pub mod loops;
 mod matrix;
 #[doc(hidden)]
 pub mod missing;
+#[doc(hidden)]
+pub mod parallel;
 mod real;
 pub mod rules;
 #[cfg(feature = "std")]

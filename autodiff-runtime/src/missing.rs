@@ -42,3 +42,13 @@ pub trait SecondOrder {}
             `<name>_jacobian(p…) -> (y, J_p…)`"
 )]
 pub trait ScalarOutput {}
+
+/// Not implemented: the bound of the reduction that `#[grad(parallel)]` calls, when the
+/// `rayon` feature is off.
+#[diagnostic::on_unimplemented(
+    message = "`#[grad(parallel)]` runs on rayon's thread pool, which needs the `rayon` feature",
+    label = "enable the `rayon` feature of autodiff for `parallel`",
+    note = "in Cargo.toml: `autodiff = {{ package = \"autodiff-static\", version = \"0.1\", \
+            features = [\"rayon\"] }}`"
+)]
+pub trait Rayon {}

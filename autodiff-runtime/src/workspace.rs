@@ -155,6 +155,29 @@ impl Workspace {
         Rows(self.block(n * N))
     }
 
+    /// Every `f64` on the stack, oldest first: the gradients of slices that a chunk of a
+    /// `#[grad(parallel)]` loop preaccumulated in [`block`](Self::block)s, once the chunk
+    /// is done (see `parallel`).
+    #[doc(hidden)]
+    #[inline]
+    pub fn reals(&self) -> &[f64] {
+        &self.reals
+    }
+
+    /// Every `f64` on the stack, to add to.
+    #[doc(hidden)]
+    #[inline]
+    pub fn reals_mut(&mut self) -> &mut [f64] {
+        &mut self.reals
+    }
+
+    /// Every `f64` on the stack as rows of `N`.
+    #[doc(hidden)]
+    #[inline]
+    pub fn all_rows<const N: usize>(&mut self) -> Rows<'_, N> {
+        Rows(&mut self.reals)
+    }
+
     /// A slab of `n` `f64`s on top of the slab stack, for a loop that knows its trip count
     /// and writes each iteration's values at fixed offsets before the reverse sweep reads
     /// them ([`slab_top`](Self::slab_top)). Its contents are unspecified until written:

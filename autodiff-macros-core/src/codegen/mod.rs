@@ -472,6 +472,8 @@ struct Sweep {
     recycle: TokenStream,
     /// Variables whose adjoint gets a contribution on every path.
     reached: Vec<VarId>,
+    /// How many loops run in chunks on several threads.
+    parallel_loops: usize,
 }
 
 /// Generates the sweep of `function` for the given activity, with the result's adjoint
@@ -536,7 +538,28 @@ fn sweep(function: &Function, activity: &Activity, seed: TokenStream) -> Sweep {
         },
         recycle,
         reached: gen.reached,
+        parallel_loops: gen.parallel_loops,
     }
+}
+
+/// Under `#[grad(parallel)]`: an error under `parallel` when no loop of the function can
+/// run in chunks, rather than a gradient on one thread that the user did not expect.
+pub fn parallel_check(function: &Function, activity: &Activity) -> syn::Result<()> {
+    let Some(span) = function.parallel else {
+        return Ok(());
+    };
+    if sweep(function, activity, quote!(1.0)).parallel_loops > 0 {
+        return Ok(());
+    }
+    Err(syn::Error::new(
+        span,
+        "`parallel` found no loop to split over threads: it splits a loop in the \
+         function's outermost block that only adds to one sum (`loss += term;` or \
+         `loss = loss + term;`, the sum read nowhere else in the loop), runs a number of \
+         times known when it starts (no `break` or `return`), writes no other variable \
+         declared outside it, and reads from outside only numbers, arrays, slices and \
+         vectors of numbers, and struct parameters",
+    ))
 }
 
 /// Checks that every `f64` (or `f32`) of the signature, as written, is the primitive type
@@ -938,6 +961,8 @@ struct Generator<'a> {
     /// Whether this generates the body of a preaccumulated loop, whose adjoints of the
     /// function's parameters are not its own.
     in_sum: bool,
+    /// How many loops run in chunks on several threads (`#[grad(parallel)]`).
+    parallel_loops: usize,
     /// The loops whose gradients are preaccumulated, by statement.
     preaccumulated: HashMap<*const Stmt, preaccumulate::Preaccumulated>,
     /// Scalar variables of the outermost block whose adjoint is zero by construction at
@@ -1011,6 +1036,7 @@ impl<'a> Generator<'a> {
             final_lengths: HashMap::new(),
             adjoint_names: HashMap::new(),
             in_sum: false,
+            parallel_loops: 0,
             preaccumulated: HashMap::new(),
             unread: std::collections::HashSet::new(),
         }

@@ -114,6 +114,7 @@ pub fn tangent_function(function: &Function, activity: &Activity) -> syn::Result
         real: function.real,
         probe_self: None,
         reassociate: false,
+        parallel: None,
         in_impl: function.in_impl,
         vars,
         nodes,
