@@ -202,7 +202,17 @@ impl State {
             .inputs
             .iter()
             .filter_map(|input| match input {
-                FnArg::Typed(typed) => layout::struct_path(referenced(&typed.ty)),
+                FnArg::Typed(typed) => {
+                    // An enum or other type used only as a whole needs no layout.
+                    if let syn::Pat::Ident(pat) = &*typed.pat {
+                        let args = args::parse(self.args.clone()).unwrap_or_default();
+                        let body = &self.function.block;
+                        if lower::is_opaque(&pat.ident, &typed.ty, body, args.wrt.as_deref()) {
+                            return None;
+                        }
+                    }
+                    layout::struct_path(referenced(&typed.ty))
+                }
                 FnArg::Receiver(_) => {
                     let args = args::parse(self.args.clone()).unwrap_or_default();
                     let self_ty = self.self_ty.as_ref()?;

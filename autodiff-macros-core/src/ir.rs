@@ -158,6 +158,9 @@ pub enum VarKind {
     Int,
     /// A boolean: a parameter or a local used in conditions.
     Bool,
+    /// A parameter of a type #[grad] does not look into (an enum, a `&str`): a constant,
+    /// read only in expressions evaluated as written (`lower::opaque`).
+    Opaque,
 }
 
 /// A sequence of statements.

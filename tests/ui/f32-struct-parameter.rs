@@ -8,7 +8,7 @@ struct Model {
 // Struct and tuple parameters are supported in functions of `f64` only.
 #[grad]
 fn loss(m: &Model, p: (f32, f32), x: f32) -> f32 {
-    p.0 * x + p.1
+    p.0 * x + p.1 * m.w[0] as f32
 }
 
 fn main() {}

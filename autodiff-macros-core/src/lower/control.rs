@@ -462,15 +462,20 @@ impl Lowering {
     /// the value assigned to that variable in every arm: an `if`/`else if` chain.
     pub(super) fn match_expr(&mut self, expr: &syn::ExprMatch, result: Option<VarId>) {
         let span = expr.match_token.span;
+        if let Some(tokens) = self.opaque_scrutinee(&expr.expr) {
+            // On a constant of a type #[grad] does not look into: `matches!` per arm.
+            self.match_arms(&expr.arms, &Scrutinee::Opaque(tokens), result, span);
+            return;
+        }
         let scrutinee = self.collect(|this| this.expr(&expr.expr));
         let var = self.let_value(scrutinee);
-        self.match_arms(&expr.arms, var, result, span);
+        self.match_arms(&expr.arms, &Scrutinee::Var(var), result, span);
     }
 
     fn match_arms(
         &mut self,
         arms: &[syn::Arm],
-        scrutinee: VarId,
+        scrutinee: &Scrutinee,
         result: Option<VarId>,
         span: Span,
     ) {
@@ -481,15 +486,26 @@ impl Lowering {
         if last && arm.guard.is_none() {
             // The match is exhaustive (the original compiles): the last arm is the `else`.
             self.scopes.push();
-            self.match_bind(&arm.pat, scrutinee);
+            match scrutinee {
+                Scrutinee::Var(var) => self.match_bind(&arm.pat, *var),
+                Scrutinee::Opaque(_) => {
+                    self.opaque_bindings(&arm.pat);
+                }
+            }
             self.arm_body(&arm.body, result);
             self.scopes.pop();
             return;
         }
         self.scopes.push();
         let (cond, nodes) = self.collect(|this| {
-            let test = this.pattern_test(&arm.pat, scrutinee, span);
-            this.match_bind(&arm.pat, scrutinee);
+            let test = match scrutinee {
+                Scrutinee::Var(var) => {
+                    let test = this.pattern_test(&arm.pat, *var, span);
+                    this.match_bind(&arm.pat, *var);
+                    test
+                }
+                Scrutinee::Opaque(tokens) => this.opaque_pattern_test(&arm.pat, tokens, span),
+            };
             match &arm.guard {
                 Some((_, guard)) => {
                     let guard = this.condition(guard);
@@ -528,6 +544,11 @@ impl Lowering {
                 self.assign_var(var, value, nodes);
             }
         }
+    }
+
+    /// The tokens of a scrutinee that reads opaque constants and nothing else.
+    fn opaque_scrutinee(&self, expr: &Expr) -> Option<TokenStream> {
+        self.is_opaque_expr(expr).then(|| expr.to_token_stream())
     }
 
     /// Binds the names a pattern introduces (`x`, `n @ 1..=3`) to the scrutinee.
@@ -638,8 +659,16 @@ impl Lowering {
     }
 }
 
+/// What a `match` is on.
+enum Scrutinee {
+    /// A number or a `bool`, in a variable of its own.
+    Var(VarId),
+    /// An expression of opaque constants, as written (see `opaque`).
+    Opaque(TokenStream),
+}
+
 /// A name that a pattern binds (lower case), rather than a constant it compares with.
-fn is_binding_name(ident: &Ident) -> bool {
+pub(super) fn is_binding_name(ident: &Ident) -> bool {
     ident
         .to_string()
         .chars()

@@ -13,11 +13,17 @@ impl Lowering {
 
     /// Lowers an expression to the node holding its value.
     pub(super) fn expr(&mut self, expr: &Expr) -> NodeId {
+        if let Some(node) = self.opaque_expr(expr) {
+            return node;
+        }
         match expr {
             Expr::Lit(lit) => self.literal(&lit.lit),
             Expr::Path(path) if path.qself.is_none() => {
                 if let Some(ident) = path.path.get_ident() {
                     if let Some(var) = self.scopes.lookup(ident) {
+                        if self.opaque.contains(&var) {
+                            return self.opaque_read(ident);
+                        }
                         if self.named_closures.contains_key(&var) {
                             return self.error(
                                 ident,
@@ -84,6 +90,10 @@ impl Lowering {
                          result of a method; collecting an iterator is not supported: reduce \
                          it with `.sum()` or `.fold(..)`, or write a loop",
                     ),
+                    // A field of a parameter whose type was rejected: reported there.
+                    None if self.of_rejected(base) => {
+                        self.poisoned(index.bracket_token.span.join())
+                    }
                     None => self.error(
                         base,
                         "#[grad] indexes only array parameters and local arrays (`w[i]`)",

@@ -34,8 +34,10 @@ mod control;
 mod expr;
 mod fields;
 mod iter;
+mod opaque;
 mod signature;
 mod stmt;
+pub use opaque::is_opaque;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
 pub use signature::{differentiates_self, is_self};
@@ -235,6 +237,8 @@ struct Lowering {
     flag_depth: HashMap<VarId, usize>,
     /// Parameters whose type was rejected: their uses are not reported again.
     silent: Vec<VarId>,
+    /// Parameters of a type #[grad] does not look into (see `opaque`).
+    opaque: Vec<VarId>,
     /// Parameters declared as references (`w: &[f64; 3]`, slices): a loop over one yields
     /// references to its elements.
     references: Vec<VarId>,

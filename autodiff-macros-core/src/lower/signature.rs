@@ -124,6 +124,19 @@ impl Lowering {
                 }
             };
             let ty = &*typed.ty;
+            if super::opaque::is_opaque(&ident, ty, &item.block, args.wrt.as_deref()) {
+                let var = self.declare(&ident, VarKind::Opaque, Vec::new(), Num::Unknown);
+                self.vars[var].is_param = true;
+                self.opaque.push(var);
+                params.push(Param {
+                    ident,
+                    ty: ty.clone(),
+                    var,
+                    wrt: false,
+                    strukt: None,
+                });
+                continue;
+            }
             let referenced = match ty {
                 Type::Reference(reference) if reference.mutability.is_none() => &*reference.elem,
                 ty => ty,
@@ -186,10 +199,23 @@ impl Lowering {
             } else if is_bool(ty) {
                 (VarKind::Bool, Vec::new(), Num::Bool)
             } else {
-                let message = if float == Float::F64 {
+                let message = if let Type::Reference(syn::TypeReference {
+                    mutability: Some(_),
+                    elem,
+                    ..
+                }) = ty
+                {
+                    format!(
+                        "#[grad] does not support `&mut` parameters: pass `&{}` if the \
+                         function only reads it, and return what it would write",
+                        elem.to_token_stream()
+                    )
+                } else if float == Float::F64 {
                     "#[grad] parameters must be `f64`, `[f64; N]` or `&[f64; N]` (also \
                      nested), slices `&[f64]`, `&[[f64; N]]` or `&Vec<f64>`, structs that \
-                     derive `Differentiable` (`m: &Mlp`), or integers and `bool` (constants)"
+                     derive `Differentiable` (`m: &Mlp`), or integers and `bool` (constants); \
+                     a parameter of a type without `f64` in it (an enum, a `&str`) is a \
+                     constant too"
                         .to_string()
                 } else {
                     format!(

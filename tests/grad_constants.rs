@@ -1,0 +1,141 @@
+//! Parameters of a type `#[grad]` does not look into (an enum, a `&str`, a setting): they
+//! are constants, chosen by `match` or compared in conditions that read nothing else, and
+//! every mode differentiates the rest (`lower/opaque.rs`). Checked against closed forms
+//! and central differences, for each value of the constant.
+
+mod common;
+
+use autodiff::prelude::*;
+use common::{assert_all_close, assert_close, fd_gradient};
+
+/// An operation chosen at run time: data, never differentiated.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Op {
+    Add,
+    Mul,
+    Pow,
+    Scale(i32),
+}
+
+#[grad(wrt(x, y), jvp, hvp)]
+fn apply(x: f64, y: f64, op: Op) -> f64 {
+    match op {
+        Op::Add => x + y,
+        Op::Mul => x * y,
+        Op::Pow => x.powf(y),
+        // A variant with data, matched without binding it.
+        Op::Scale(_) => 2.0 * x * x,
+    }
+}
+
+#[test]
+fn an_enum_chosen_by_match_is_a_constant_and_each_arm_is_differentiated() {
+    let (x, y) = (1.7, 0.6);
+    let closed = [
+        (Op::Add, x + y, [1.0, 1.0]),
+        (Op::Mul, x * y, [y, x]),
+        (
+            Op::Pow,
+            x.powf(y),
+            [y * x.powf(y - 1.0), x.powf(y) * x.ln()],
+        ),
+        (Op::Scale(3), 2.0 * x * x, [4.0 * x, 0.0]),
+    ];
+    for (op, value, partials) in closed {
+        let (v, dx, dy) = apply_grad(x, y, op);
+        assert_close(v, value, 1e-15, "value");
+        assert_all_close(&[dx, dy], &partials, 1e-14, "closed form");
+        let fd = fd_gradient(|p| apply(p[0], p[1], op), &[x, y]);
+        assert_all_close(&[dx, dy], &fd, 1e-8, "central differences");
+        // Forward mode: the directional derivative along (0.3, -0.8).
+        let (jv, tangent) = apply_jvp(x, y, op, 0.3, -0.8);
+        assert_close(jv, value, 1e-15, "jvp value");
+        assert_close(tangent, 0.3 * dx - 0.8 * dy, 1e-14, "jvp");
+        // Second order: H·v by central differences of the gradient.
+        let (_, _, _, hx, hy) = apply_hvp(x, y, op, 1.0, 0.0);
+        let h = 1e-5;
+        let (_, dx_plus, dy_plus) = apply_grad(x + h, y, op);
+        let (_, dx_minus, dy_minus) = apply_grad(x - h, y, op);
+        let column = [
+            (dx_plus - dx_minus) / (2.0 * h),
+            (dy_plus - dy_minus) / (2.0 * h),
+        ];
+        assert_all_close(&[hx, hy], &column, 1e-6, "hvp");
+    }
+}
+
+/// Without `wrt`: the constant is left out of the partials, as an integer would be.
+#[grad]
+fn conditioned(x: f64, y: f64, op: Op, name: &str) -> f64 {
+    let mut z = x * y;
+    if op == Op::Add || matches!(op, Op::Scale(_)) {
+        z += x.sin();
+    }
+    if name == "square" {
+        z = z * z;
+    }
+    // A constant read from the `&str`, mixed with the differentiated values.
+    z * name.len() as f64
+}
+
+#[test]
+fn conditions_on_constants_of_other_types_choose_the_branch() {
+    let (x, y) = (0.9, -1.3);
+    for op in [Op::Add, Op::Mul, Op::Scale(1)] {
+        for name in ["square", "plain"] {
+            let (value, dx, dy) = conditioned_grad(x, y, op, name);
+            assert_close(value, conditioned(x, y, op, name), 1e-15, "value");
+            let fd = fd_gradient(|p| conditioned(p[0], p[1], op, name), &[x, y]);
+            assert_all_close(&[dx, dy], &fd, 1e-7, "central differences");
+        }
+    }
+    // One closed form: op = Add, name = "square": 6 (xy + sin x)².
+    let (_, dx, dy) = conditioned_grad(x, y, Op::Add, "square");
+    let z = x * y + x.sin();
+    assert_all_close(
+        &[dx, dy],
+        &[12.0 * z * (y + x.cos()), 12.0 * z * x],
+        1e-13,
+        "closed",
+    );
+}
+
+/// A setting of the user's, passed by reference and used only as a whole.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Penalty {
+    None,
+    L2,
+}
+
+#[grad(wrt(w))]
+fn fit(w: &[f64; 2], xs: &[f64], ys: &[f64], penalty: &Penalty) -> f64 {
+    let mut loss = 0.0;
+    for i in 0..xs.len() {
+        let r = w[0] * xs[i] + w[1] - ys[i];
+        loss += r * r;
+    }
+    match penalty {
+        Penalty::None => loss,
+        Penalty::L2 => loss + 0.1 * (w[0] * w[0] + w[1] * w[1]),
+    }
+}
+
+#[test]
+fn a_setting_passed_by_reference_chooses_the_penalty() {
+    let (xs, ys) = ([0.0, 1.0, 2.0], [1.0, 2.5, 5.2]);
+    let w = [1.5, 0.8];
+    for penalty in [Penalty::None, Penalty::L2] {
+        let (value, dw) = fit_grad(&w, &xs, &ys, &penalty);
+        assert_close(value, fit(&w, &xs, &ys, &penalty), 1e-15, "value");
+        let fd = fd_gradient(|p| fit(&[p[0], p[1]], &xs, &ys, &penalty), &w);
+        assert_all_close(&dw, &fd, 1e-7, "central differences");
+    }
+    let (_, plain) = fit_grad(&w, &xs, &ys, &Penalty::None);
+    let (_, l2) = fit_grad(&w, &xs, &ys, &Penalty::L2);
+    assert_all_close(
+        &[l2[0] - plain[0], l2[1] - plain[1]],
+        &[0.2 * w[0], 0.2 * w[1]],
+        1e-13,
+        "L2",
+    );
+}
