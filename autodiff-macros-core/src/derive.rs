@@ -19,13 +19,47 @@ pub fn derive(facade: syn::Path, input: TokenStream) -> TokenStream {
         Ok(path) => path.unwrap_or(facade),
         Err(error) => return error.into_compile_error(),
     };
-    match layout::parse(&input) {
-        Ok(layout) => {
+    let (layout, errors) = layout::parse_lenient(&input);
+    match (layout, errors.finish(())) {
+        (Some(layout), Ok(())) => {
             let implementation = implementation(&layout);
             let macro_ = layout_macro(&layout);
             crate::krate::relocate(quote!(#implementation #macro_), &facade)
         }
-        Err(error) => error.into_compile_error(),
+        // A rejected field: the error, and the struct still described (that field a
+        // constant) with an implementation that never runs, so that its uses in `#[grad]`
+        // signatures give no second error.
+        (Some(layout), Err(error)) => {
+            let error = error.into_compile_error();
+            let implementation = placeholder(&layout);
+            let macro_ = layout_macro(&layout);
+            let described = crate::krate::relocate(quote!(#implementation #macro_), &facade);
+            quote!(#error #described)
+        }
+        (None, Err(error)) => error.into_compile_error(),
+        (None, Ok(())) => TokenStream::new(),
+    }
+}
+
+/// `impl Differentiable` for a struct whose derive failed: it satisfies the bounds that
+/// `#[grad]` checks, and the crate does not compile, so nothing calls it.
+fn placeholder(layout: &Layout) -> TokenStream {
+    let name = &layout.ident;
+    let trait_ = quote!(::autodiff::Differentiable);
+    let (f64, usize) = (primitive("f64"), primitive("usize"));
+    quote! {
+        #[allow(unused_variables)]
+        impl #trait_ for #name {
+            fn zero_like(&self) -> Self {
+                ::core::unreachable!()
+            }
+            fn add_scaled(&mut self, alpha: #f64, other: &Self) {}
+            fn param_count(&self) -> #usize {
+                0
+            }
+            fn for_each_param(&self, f: &mut dyn ::core::ops::FnMut(#f64)) {}
+            fn for_each_param_mut(&mut self, f: &mut dyn ::core::ops::FnMut(&mut #f64)) {}
+        }
     }
 }
 

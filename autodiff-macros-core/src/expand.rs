@@ -432,6 +432,16 @@ fn with_error(item: TokenStream, error: syn::Error) -> TokenStream {
 /// partials `wrt(..)` asks for, so that callers see no second error.
 fn stub(function: &ItemFn, args: TokenStream, context: &Context) -> TokenStream {
     let args = args::parse(args).unwrap_or_default();
+    // A method that takes `&mut self` (rejected) gets a stand-in that takes `&self`,
+    // which its callers' `x.method_grad(..)` reach all the same.
+    let mut function = function.clone();
+    if let Some(FnArg::Receiver(receiver)) = function.sig.inputs.first_mut() {
+        if receiver.reference.is_some() && receiver.mutability.is_some() {
+            receiver.mutability = None;
+            *receiver.ty = syn::parse_quote!(&Self);
+        }
+    }
+    let function = &function;
     let value = match &function.sig.output {
         syn::ReturnType::Type(_, ty) => match &**ty {
             Type::Tuple(tuple) => {

@@ -119,6 +119,17 @@ pub fn key(ty: &Type) -> String {
 
 /// Reads a struct's layout, with an error under anything that is not supported.
 pub fn parse(input: &DeriveInput) -> syn::Result<Layout> {
+    let (layout, errors) = parse_lenient(input);
+    errors.finish(())?;
+    layout.ok_or_else(|| syn::Error::new_spanned(&input.ident, "no layout"))
+}
+
+/// Reads a struct's layout as far as it can, with the errors under what is not
+/// supported: a field of a type it rejects is in the layout as skipped (a constant), so
+/// that the derive can still describe the struct to `#[grad]` and its users see only the
+/// derive's error. `None` for an input that is not a struct with named fields or is
+/// generic.
+pub fn parse_lenient(input: &DeriveInput) -> (Option<Layout>, crate::errors::Errors) {
     let mut errors = crate::errors::Errors::default();
     if !input.generics.params.is_empty() {
         errors.at(
@@ -170,6 +181,7 @@ pub fn parse(input: &DeriveInput) -> syn::Result<Layout> {
         }
         let kind = FieldKind::of(&field.ty);
         if matches!(kind, FieldKind::Other) && !skip {
+            skip = true;
             errors.at(
                 &field.ty,
                 "a field of a `Differentiable` struct must be `f64`, `[f64; N]` (also \
@@ -193,5 +205,7 @@ pub fn parse(input: &DeriveInput) -> syn::Result<Layout> {
             });
         }
     }
-    errors.finish(layout)
+    let whole = input.generics.params.is_empty()
+        && matches!(&input.data, Data::Struct(data) if matches!(data.fields, Fields::Named(_)));
+    (whole.then_some(layout), errors)
 }
