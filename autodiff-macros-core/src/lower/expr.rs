@@ -251,7 +251,12 @@ impl Lowering {
                 "a local array must be bound by `let` (`let mut h = [0.0; N];`)",
             ),
             Expr::Range(range) => self.error(range, "a range is only a `for` loop's bounds"),
-            Expr::Struct(expr) => self.error(expr, "#[grad] does not support struct expressions"),
+            Expr::Struct(expr) => self.error(
+                expr,
+                "#[grad] supports a struct literal bound by `let` (`let p = Pair { a: x, b: y };`, \
+                 then read by field or destructured), without `..rest`; not as a value \
+                 returned, passed or used in place",
+            ),
             Expr::Assign(assign) => self.error(
                 assign,
                 "an assignment has no value; write it as a statement of its own",

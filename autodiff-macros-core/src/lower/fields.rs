@@ -171,8 +171,8 @@ pub(super) fn rename(block: &syn::Block, names: &HashMap<String, Ident>) -> syn:
     block
 }
 
-struct Rename<'a> {
-    names: &'a HashMap<String, Ident>,
+pub(super) struct Rename<'a> {
+    pub(super) names: &'a HashMap<String, Ident>,
 }
 
 impl VisitMut for Rename<'_> {

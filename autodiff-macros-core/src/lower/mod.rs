@@ -34,6 +34,7 @@ mod control;
 mod expr;
 mod fields;
 mod iter;
+mod literal;
 mod opaque;
 mod signature;
 mod stmt;
@@ -105,6 +106,7 @@ fn lower_with(
     };
     let params = lowering.signature(&original, args, context);
     let body = fields::rename(&original.block, &lowering.field_names);
+    let body = literal::scalarize(&body, &mut lowering.errors);
     lowering.function_body(&body);
     let wrt = match &args.wrt {
         Some(names) => names

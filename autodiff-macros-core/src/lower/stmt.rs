@@ -705,6 +705,31 @@ impl Lowering {
             }
         }
 
+        // A struct literal left after `literal::scalarize` (with `..rest`): one error,
+        // and its fields' reads none.
+        if let Expr::Struct(_) = strip_expr(&init.expr) {
+            self.expr(&init.expr);
+            let var = self.declare_named(ident.as_ref(), VarKind::Real, Vec::new(), Num::Real);
+            self.silent.push(var);
+            return;
+        }
+
+        // `let v = w;` of an array of numbers: a local array, a copy of `w`.
+        if let Expr::Path(path) = strip_expr(&init.expr) {
+            let source = path
+                .path
+                .get_ident()
+                .and_then(|i| Some((i, self.scopes.lookup(i)?)));
+            if let Some((source, var)) = source {
+                let v = &self.vars[var];
+                if v.kind == VarKind::Real && !v.dims.is_empty() && !v.slice {
+                    let dims = v.dims.clone();
+                    self.array_copy(ident.as_ref(), source, &dims);
+                    return;
+                }
+            }
+        }
+
         // `[a * b, c, 1.0]`: a local array, its elements assigned one by one.
         if let Expr::Array(array) = strip_expr(&init.expr) {
             self.array_literal(ident.as_ref(), array);
@@ -805,6 +830,30 @@ impl Lowering {
             };
             self.statement(&copy);
         }
+    }
+
+    /// `let v = w;` of an array of numbers (`dims` its dimensions): written out as what
+    /// it does, `let mut v = [[0.0; d1]; d0];` and loops that copy each element.
+    fn array_copy(&mut self, ident: Option<&Ident>, source: &Ident, dims: &[TokenStream]) {
+        let Some(ident) = ident else {
+            return;
+        };
+        let span = source.span();
+        let zeros = dims
+            .iter()
+            .rev()
+            .fold(quote!(0.0), |inner, dim| quote!([#inner; #dim]));
+        let declare: syn::Stmt = syn::parse_quote_spanned!(span=> let mut #ident = #zeros;);
+        self.statement(&declare);
+        let indices: Vec<Ident> = (0..dims.len())
+            .map(|k| Ident::new(&format!("__copy_index_{k}"), Span::mixed_site()))
+            .collect();
+        let copy = indices.iter().zip(dims).rev().fold(
+            quote!(#ident #([#indices])* = #source #([#indices])*;),
+            |body, (index, dim)| quote!(for #index in 0..#dim { #body }),
+        );
+        let copy: syn::Stmt = syn::parse_quote_spanned!(span=> #copy);
+        self.statement(&copy);
     }
 
     fn local_vector(&mut self, ident: Option<&Ident>, mac: &syn::ExprMacro, mutable: bool) {

@@ -1,0 +1,239 @@
+//! Structs built in the body and read by field: `let p = Pair { a: x * y, b: x + y };`
+//! then `p.a`, `p.b`, and `let Pair { a, b, .. } = p;`.
+//!
+//! Before lowering, each such `let` becomes one `let` per field, `let p·a = x * y;` (a
+//! name no user can write, as for the fields of struct parameters, see `fields`), nested
+//! literals field by field (`p·inner·w`), and the reads `p.a` that follow in the block
+//! become `p·a`. A destructuring `let` of such a local binds each name to its field's
+//! local. The fields are then ordinary locals: numbers, arrays, integers, of any
+//! expression the language accepts, differentiated like any other.
+//!
+//! What a struct is needed for as a whole (passing it to a function, returning it,
+//! calling a method on it, copying it) is one error under the use. Nothing needs the
+//! struct's definition: the literal names its fields.
+
+use super::*;
+use std::collections::HashMap;
+use syn::visit::Visit;
+use syn::visit_mut::{self, VisitMut};
+
+/// `block` with its struct literals bound to names split into one local per field; an
+/// error for each use of such a struct as a whole.
+pub(super) fn scalarize(block: &syn::Block, errors: &mut Errors) -> syn::Block {
+    let mut block = block.clone();
+    Scalarize { errors }.visit_block_mut(&mut block);
+    block
+}
+
+struct Scalarize<'a> {
+    errors: &'a mut Errors,
+}
+
+/// The name of the local holding field `member` of the struct local named `base`.
+fn field_local(base: &Ident, member: &syn::Member) -> Ident {
+    let member = match member {
+        syn::Member::Named(name) => name.to_string().trim_start_matches("r#").to_owned(),
+        syn::Member::Unnamed(index) => index.index.to_string(),
+    };
+    let base = base.to_string();
+    Ident::new(
+        &format!("{}·{member}", base.trim_start_matches("r#")),
+        Span::call_site(),
+    )
+}
+
+impl Scalarize<'_> {
+    /// `let [mut] name = literal;` as one `let` per field (nested literals field by
+    /// field), with the names of the fields' locals added to `names` under their paths
+    /// (`p.inner.w`).
+    fn split(
+        &mut self,
+        name: &Ident,
+        path: &str,
+        mutable: bool,
+        literal: &syn::ExprStruct,
+        names: &mut HashMap<String, Ident>,
+        out: &mut Vec<syn::Stmt>,
+    ) {
+        for field in &literal.fields {
+            let mut local = field_local(name, &field.member);
+            local.set_span(field.member.span());
+            let member = match &field.member {
+                syn::Member::Named(ident) => ident.to_string(),
+                syn::Member::Unnamed(index) => index.index.to_string(),
+            };
+            let field_path = format!("{path}.{member}");
+            if let Some(inner) = struct_literal(&field.expr) {
+                self.split(&local, &field_path, mutable, inner, names, out);
+                continue;
+            }
+            let expr = &field.expr;
+            let mutability = mutable.then(|| quote!(mut));
+            out.push(syn::parse_quote!(let #mutability #local = #expr;));
+            names.insert(field_path, local);
+        }
+    }
+}
+
+/// The literal of `let name = Type { … };` without `..rest`.
+fn struct_literal(expr: &Expr) -> Option<&syn::ExprStruct> {
+    match control::strip(expr) {
+        Expr::Struct(literal) if literal.rest.is_none() && literal.qself.is_none() => Some(literal),
+        _ => None,
+    }
+}
+
+/// The name a `let` binds with a plain name pattern (`p`, `mut p`, `p: Pair`), and
+/// whether it is `mut`.
+fn let_name(local: &Local) -> Option<(&Ident, bool)> {
+    let pat = match &local.pat {
+        Pat::Type(typed) => &*typed.pat,
+        pat => pat,
+    };
+    match pat {
+        Pat::Ident(ident) if ident.subpat.is_none() && ident.by_ref.is_none() => {
+            Some((&ident.ident, ident.mutability.is_some()))
+        }
+        _ => None,
+    }
+}
+
+/// Names bound by a pattern, at any depth.
+fn bound_names(pat: &Pat, out: &mut Vec<Ident>) {
+    struct Names<'a>(&'a mut Vec<Ident>);
+    impl<'ast> Visit<'ast> for Names<'_> {
+        fn visit_pat_ident(&mut self, ident: &'ast syn::PatIdent) {
+            self.0.push(ident.ident.clone());
+            syn::visit::visit_pat_ident(self, ident);
+        }
+    }
+    Names(out).visit_pat(pat);
+}
+
+/// The uses of any of `locals` as a whole in `stmt` (a path expression naming one).
+fn whole_uses(stmt: &syn::Stmt, locals: &[Ident]) -> Vec<Ident> {
+    struct Uses<'a> {
+        locals: &'a [Ident],
+        found: Vec<Ident>,
+    }
+    impl<'ast> Visit<'ast> for Uses<'_> {
+        fn visit_expr_path(&mut self, path: &'ast syn::ExprPath) {
+            if let Some(ident) = path.path.get_ident() {
+                if let Some(local) = self.locals.iter().find(|l| *l == ident) {
+                    let mut found = local.clone();
+                    found.set_span(ident.span());
+                    self.found.push(found);
+                }
+            }
+        }
+    }
+    let mut uses = Uses {
+        locals,
+        found: Vec::new(),
+    };
+    uses.visit_stmt(stmt);
+    uses.found
+}
+
+impl VisitMut for Scalarize<'_> {
+    fn visit_block_mut(&mut self, block: &mut syn::Block) {
+        // The struct locals of this block so far, and their fields' locals by path.
+        let mut locals: Vec<Ident> = Vec::new();
+        let mut names: HashMap<String, Ident> = HashMap::new();
+        let mut out = Vec::new();
+        for mut stmt in std::mem::take(&mut block.stmts) {
+            if !names.is_empty() {
+                super::fields::Rename { names: &names }.visit_stmt_mut(&mut stmt);
+            }
+            if let syn::Stmt::Local(local) = &stmt {
+                // `let Pair { a, b: c, .. } = p;` of a struct local.
+                if let (Pat::Struct(pattern), Some(init)) = (&local.pat, &local.init) {
+                    let source = match control::strip(&init.expr) {
+                        Expr::Path(path) => path.path.get_ident().cloned(),
+                        _ => None,
+                    };
+                    if let Some(source) = source.filter(|s| locals.contains(s)) {
+                        if let Some(lets) = destructure(&source, pattern, &names) {
+                            out.extend(lets);
+                            continue;
+                        }
+                    }
+                }
+            }
+            for local in whole_uses(&stmt, &locals) {
+                self.errors.at(
+                    &local,
+                    format!(
+                        "`{local}` is a struct built in this function: #[grad] reads its \
+                         fields (`{local}.field`) and destructures it, but does not pass it \
+                         whole, return it, copy it or call its methods"
+                    ),
+                );
+            }
+            if let syn::Stmt::Local(local) = &stmt {
+                // A name bound again ends the struct local of that name.
+                let mut bound = Vec::new();
+                bound_names(&local.pat, &mut bound);
+                for name in &bound {
+                    if let Some(k) = locals.iter().position(|l| l == name) {
+                        locals.remove(k);
+                        let prefix = format!("{name}.");
+                        names.retain(|path, _| !path.starts_with(&prefix));
+                    }
+                }
+                let literal = local.init.as_ref().and_then(|init| {
+                    (init.diverge.is_none()).then_some(())?;
+                    struct_literal(&init.expr)
+                });
+                if let (Some((name, mutable)), Some(literal)) = (let_name(local), literal) {
+                    let (name, literal) = (name.clone(), literal.clone());
+                    // Fields read before the `let` are renamed already; nested blocks in
+                    // the fields' expressions get their own literals split too.
+                    let mut literal = literal;
+                    for field in &mut literal.fields {
+                        self.visit_expr_mut(&mut field.expr);
+                    }
+                    self.split(
+                        &name,
+                        &name.to_string(),
+                        mutable,
+                        &literal,
+                        &mut names,
+                        &mut out,
+                    );
+                    locals.push(name);
+                    continue;
+                }
+            }
+            visit_mut::visit_stmt_mut(self, &mut stmt);
+            out.push(stmt);
+        }
+        block.stmts = out;
+    }
+}
+
+/// `let Pair { a, b: c, .. } = p;` as `let a = p·a; let c = p·b;`, for fields bound to
+/// plain names (or `_`); `None` for any other pattern.
+fn destructure(
+    source: &Ident,
+    pattern: &syn::PatStruct,
+    names: &HashMap<String, Ident>,
+) -> Option<Vec<syn::Stmt>> {
+    let mut lets = Vec::new();
+    for field in &pattern.fields {
+        let member = match &field.member {
+            syn::Member::Named(ident) => ident.to_string(),
+            syn::Member::Unnamed(index) => index.index.to_string(),
+        };
+        let local = names.get(&format!("{source}.{member}"))?;
+        match &*field.pat {
+            Pat::Ident(ident) if ident.subpat.is_none() && ident.by_ref.is_none() => {
+                let pat = &field.pat;
+                lets.push(syn::parse_quote!(let #pat = #local;));
+            }
+            Pat::Wild(_) => {}
+            _ => return None,
+        }
+    }
+    Some(lets)
+}
