@@ -260,3 +260,42 @@ fn a_struct_per_sample_in_a_loop() {
     assert_close(value, by_hand(&w), 1e-14, "value");
     assert_all_close(&dw, &fd_gradient(by_hand, &w), 1e-8, "central differences");
 }
+
+/// Rows read whole: of a 2-D local (`let row = h[t];`) and of a slice of arrays
+/// (`let x = xs[t % xs.len()];`), copies that the sweep differentiates through.
+#[grad(wrt(w), jvp)]
+#[allow(clippy::needless_range_loop)] // the row read whole is what is tested
+fn recurrent(w: &[f64; 2], xs: &[[f64; 2]]) -> f64 {
+    let mut h = [[0.0; 2]; 4];
+    for t in 0..4 {
+        let x = xs[t % xs.len()];
+        h[t][0] = (w[0] * x[0] + w[1] * x[1]).tanh();
+        h[t][1] = h[t][0] * x[1];
+    }
+    let mut total = 0.0;
+    for t in 0..4 {
+        let row = h[t];
+        total += row[0] * row[1] + row[0];
+    }
+    total
+}
+
+#[test]
+fn rows_read_whole_are_copies() {
+    let xs = [[0.3, -0.5], [1.2, 0.4], [-0.7, 0.9]];
+    let w = [0.6, -1.1];
+    let by_hand = |w: &[f64]| {
+        (0..4)
+            .map(|t| {
+                let x = xs[t % 3];
+                let a = (w[0] * x[0] + w[1] * x[1]).tanh();
+                a * a * x[1] + a
+            })
+            .sum::<f64>()
+    };
+    let (value, dw) = recurrent_grad(&w, &xs);
+    assert_close(value, by_hand(&w), 1e-14, "value");
+    assert_all_close(&dw, &fd_gradient(by_hand, &w), 1e-8, "central differences");
+    let (_, tangent) = recurrent_jvp(&w, &xs, &[1.0, 0.5]);
+    assert_close(tangent, dw[0] + 0.5 * dw[1], 1e-13, "jvp");
+}

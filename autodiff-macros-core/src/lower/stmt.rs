@@ -714,20 +714,11 @@ impl Lowering {
             return;
         }
 
-        // `let v = w;` of an array of numbers: a local array, a copy of `w`.
-        if let Expr::Path(path) = strip_expr(&init.expr) {
-            let source = path
-                .path
-                .get_ident()
-                .and_then(|i| Some((i, self.scopes.lookup(i)?)));
-            if let Some((source, var)) = source {
-                let v = &self.vars[var];
-                if v.kind == VarKind::Real && !v.dims.is_empty() && !v.slice {
-                    let dims = v.dims.clone();
-                    self.array_copy(ident.as_ref(), source, &dims);
-                    return;
-                }
-            }
+        // `let v = w;` of an array of numbers, `let row = h[t];` of a row of a 2-D array
+        // or of a slice of arrays: a local array, a copy.
+        if let Some(dims) = self.copied_array(&init.expr) {
+            self.array_copy(ident.as_ref(), &init.expr, &dims);
+            return;
         }
 
         // `[a * b, c, 1.0]`: a local array, its elements assigned one by one.
@@ -832,9 +823,32 @@ impl Lowering {
         }
     }
 
-    /// `let v = w;` of an array of numbers (`dims` its dimensions): written out as what
-    /// it does, `let mut v = [[0.0; d1]; d0];` and loops that copy each element.
-    fn array_copy(&mut self, ident: Option<&Ident>, source: &Ident, dims: &[TokenStream]) {
+    /// The dimensions of the array that `expr` reads whole: an array variable of numbers
+    /// (`w`), or part of one, or a row of a slice of arrays (`h[t]`, `xs[s]`).
+    fn copied_array(&self, expr: &Expr) -> Option<Vec<TokenStream>> {
+        let (base, indices) = split_index(strip_expr(expr));
+        let var = match base {
+            Expr::Path(path) if path.qself.is_none() => {
+                self.scopes.lookup(path.path.get_ident()?)?
+            }
+            _ => return None,
+        };
+        let v = &self.vars[var];
+        if v.kind != VarKind::Real || self.aliases.contains_key(&var) {
+            return None;
+        }
+        let rest = match (v.slice, indices.len()) {
+            (false, k) => v.dims.get(k..)?,
+            (true, 0) => return None,
+            (true, k) => v.dims.get(k - 1..)?,
+        };
+        (!rest.is_empty()).then(|| rest.to_vec())
+    }
+
+    /// `let v = w;` of an array of numbers, or `let row = h[t];` (`dims` the dimensions
+    /// of what is copied): written out as what it does, `let mut v = [[0.0; d1]; d0];`
+    /// and loops that copy each element.
+    fn array_copy(&mut self, ident: Option<&Ident>, source: &Expr, dims: &[TokenStream]) {
         let Some(ident) = ident else {
             return;
         };
