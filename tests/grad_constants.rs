@@ -139,3 +139,59 @@ fn a_setting_passed_by_reference_chooses_the_penalty() {
         "L2",
     );
 }
+
+/// Plain helpers (not `#[grad]`) called with constant arguments: their values are
+/// constants, a tuple unpacked or read by field.
+fn bounds(n: usize) -> (f64, f64) {
+    (-(n as f64), n as f64)
+}
+
+fn rate(step: usize, name: &str) -> f64 {
+    if name == "decay" {
+        1.0 / (1.0 + step as f64)
+    } else {
+        0.5
+    }
+}
+
+#[grad(wrt(x), jvp, hvp)]
+fn scheduled(x: f64, n: usize, name: &str) -> f64 {
+    let (lo, hi) = bounds(n);
+    let mut total = 0.0;
+    for k in 0..n {
+        // A helper of the loop variable and an opaque constant, inside the loop.
+        total += (x * x * rate(k, name)).clamp(lo, hi) + bounds(k).1 * x;
+    }
+    total * hi
+}
+
+#[test]
+fn plain_helpers_with_constant_arguments_are_constants() {
+    for (x, n, name) in [(0.8, 3, "decay"), (1.7, 4, "flat"), (2.5, 2, "decay")] {
+        let by_hand = |x: f64| {
+            let n_f = n as f64;
+            (0..n)
+                .map(|k| {
+                    let r = if name == "decay" {
+                        1.0 / (1.0 + k as f64)
+                    } else {
+                        0.5
+                    };
+                    (x * x * r).clamp(-n_f, n_f) + k as f64 * x
+                })
+                .sum::<f64>()
+                * n_f
+        };
+        let (value, dx) = scheduled_grad(x, n, name);
+        assert_close(value, by_hand(x), 1e-14, "value");
+        let h = 1e-6;
+        let fd = (by_hand(x + h) - by_hand(x - h)) / (2.0 * h);
+        assert_close(dx, fd, 1e-6, "central differences");
+        let (_, tangent) = scheduled_jvp(x, n, name, 1.0);
+        assert_close(tangent, dx, 1e-13, "jvp");
+        let (_, _, hx) = scheduled_hvp(x, n, name, 1.0);
+        let second =
+            (scheduled_grad(x + 1e-5, n, name).1 - scheduled_grad(x - 1e-5, n, name).1) / 2e-5;
+        assert_close(hx, second, 1e-5, "hvp");
+    }
+}

@@ -463,11 +463,18 @@ pub enum NodeKind {
     },
     /// A helper of the runtime's `loops` module on integers (a trip count, the `k`-th
     /// value of a range).
+    ///
+    /// Also a call of a user's function with constant arguments only (integers,
+    /// `bool`s, constants; no `f64` of the function's), whose value is a constant:
+    /// `scale(n)`, `bounds(n).0`.
     Intrinsic {
-        /// The function's name in `autodiff::__private::loops`.
-        name: &'static str,
+        /// The function, by its path: `::autodiff::__private::loops::count`, or the
+        /// user's path as written.
+        function: TokenStream,
         /// Its arguments.
         args: Vec<NodeId>,
+        /// A field of the result read at once (`.0` of a returned tuple), or nothing.
+        field: TokenStream,
     },
 }
 

@@ -530,8 +530,12 @@ impl Generator<'_> {
                 let var = self.var_slot(*var);
                 quote!(let #binding = #var.len();)
             }
-            NodeKind::Intrinsic { name, args } => {
-                let value = self.intrinsic(name, args);
+            NodeKind::Intrinsic {
+                function,
+                args,
+                field,
+            } => {
+                let value = self.intrinsic(function, args, field);
                 quote!(let #binding = #value;)
             }
             NodeKind::RulePartial { op, args, index } => {

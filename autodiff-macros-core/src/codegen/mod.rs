@@ -1053,11 +1053,16 @@ impl Generator<'_> {
         }
     }
 
-    /// A call of a helper of the runtime's `loops` module.
-    fn intrinsic(&self, name: &str, args: &[NodeId]) -> TokenStream {
-        let name = Ident::new(name, Span::call_site());
+    /// A call of a helper of the runtime's `loops` module, or of a user's function with
+    /// constant arguments (see [`NodeKind::Intrinsic`]).
+    fn intrinsic(
+        &self,
+        function: &TokenStream,
+        args: &[NodeId],
+        field: &TokenStream,
+    ) -> TokenStream {
         let args = args.iter().map(|&a| self.slot_of(a));
-        quote!(::autodiff::__private::loops::#name(#(#args),*))
+        quote!(#function(#(#args),*) #field)
     }
 }
 

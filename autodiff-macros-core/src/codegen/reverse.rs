@@ -165,7 +165,11 @@ impl Generator<'_> {
                         let var = self.var_slot(*var);
                         quote!(#var.len())
                     }
-                    NodeKind::Intrinsic { name, args } => self.intrinsic(name, args),
+                    NodeKind::Intrinsic {
+                        function,
+                        args,
+                        field,
+                    } => self.intrinsic(function, args, field),
                     NodeKind::ConstElement { table, indices } => {
                         let indices = indices.iter().map(|&i| self.slot_of(i));
                         quote!(#table #([#indices])*)

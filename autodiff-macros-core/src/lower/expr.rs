@@ -219,6 +219,17 @@ impl Lowering {
                 reference,
                 "#[grad] does not support `&mut`; use the value itself",
             ),
+            // `bounds(n).0`: a field of a constant call's value.
+            Expr::Field(field)
+                if matches!(control::strip(&field.base), Expr::Call(call)
+                    if matches!(&*call.func, Expr::Path(_)) && self.constant_arguments(call)) =>
+            {
+                let Expr::Call(call) = control::strip(&field.base) else {
+                    return self.poisoned(field.member.span());
+                };
+                let member = &field.member;
+                self.constant_call(call, quote!(.#member))
+            }
             Expr::Field(field) if self.constant_self && fields::on_self(field) => {
                 // A field of a constant `self`: a constant of the type the compiler knows.
                 self.push(
@@ -521,6 +532,9 @@ impl Lowering {
             let args: Vec<&Expr> = call.args.iter().collect();
             return self.pullback(callee, &args, 1, last.ident.span());
         }
+        if self.constant_arguments(call) {
+            return self.constant_call(call, TokenStream::new());
+        }
         let mut args = Vec::with_capacity(call.args.len());
         for expr in &call.args {
             args.push(self.real(expr));
@@ -533,6 +547,52 @@ impl Lowering {
             Num::Real,
             path.span(),
         )
+    }
+
+    /// Whether every argument of `call` reads no `f64` variable of the function (only
+    /// integers, `bool`s, constants of other types, literals and `const`s): then the
+    /// call's value is a constant.
+    pub(super) fn constant_arguments(&self, call: &syn::ExprCall) -> bool {
+        call.args
+            .iter()
+            .all(|arg| self.reads_no_real(&arg.to_token_stream()))
+    }
+
+    /// `path(args) field`, with constant arguments: a constant, computed as written.
+    pub(super) fn constant_call(&mut self, call: &syn::ExprCall, field: TokenStream) -> NodeId {
+        let args = call.args.iter().map(|arg| self.expr(arg)).collect();
+        let function = call.func.to_token_stream();
+        let span = call.paren_token.span.join();
+        self.push(
+            NodeKind::Intrinsic {
+                function,
+                args,
+                field,
+            },
+            Num::Unknown,
+            span,
+        )
+    }
+
+    /// Whether the names in `tokens` that are variables in scope are none of them real.
+    fn reads_no_real(&self, tokens: &TokenStream) -> bool {
+        use proc_macro2::TokenTree;
+        let mut skip = false;
+        tokens.clone().into_iter().all(|tree| {
+            let after_dot = std::mem::take(&mut skip);
+            match &tree {
+                TokenTree::Punct(p) => {
+                    skip = p.as_char() == '.' || p.as_char() == ':';
+                    true
+                }
+                TokenTree::Ident(ident) if !after_dot => self
+                    .scopes
+                    .lookup(ident)
+                    .is_none_or(|var| self.vars[var].kind != VarKind::Real),
+                TokenTree::Group(group) => self.reads_no_real(&group.stream()),
+                _ => true,
+            }
+        })
     }
 
     /// A method from the table applied to `exprs` (the receiver first).
@@ -755,7 +815,7 @@ impl Lowering {
 
     /// Whether a call argument is passed whole: a struct, or an array or slice parameter
     /// (or a row of one) with fewer indices than it has dimensions.
-    fn is_whole(&self, expr: &Expr) -> bool {
+    pub(super) fn is_whole(&self, expr: &Expr) -> bool {
         self.whole_arg(expr).is_some()
     }
 

@@ -500,7 +500,18 @@ impl Lowering {
         args: Vec<NodeId>,
         span: Span,
     ) -> NodeId {
-        self.push(NodeKind::Intrinsic { name, args }, Num::Int, span)
+        let name = Ident::new(name, Span::call_site());
+        let function = quote!(::autodiff::__private::loops::#name);
+        let field = TokenStream::new();
+        self.push(
+            NodeKind::Intrinsic {
+                function,
+                args,
+                field,
+            },
+            Num::Int,
+            span,
+        )
     }
 
     /// The position `pos` as an integer variable of the loop body.

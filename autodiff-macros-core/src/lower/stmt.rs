@@ -992,6 +992,27 @@ impl Lowering {
                     ),
                 );
             }
+            // `let (lo, hi) = bounds(n);` with constant arguments: each part a constant.
+            Expr::Call(call)
+                if matches!(&*call.func, Expr::Path(_))
+                    && !call.args.iter().any(|arg| self.is_whole(arg))
+                    && self.constant_arguments(call) =>
+            {
+                for (k, name) in names.into_iter().enumerate() {
+                    let Some(name) = name else { continue };
+                    let member = syn::Index::from(k);
+                    let (value, nodes) =
+                        self.collect(|this| this.constant_call(call, quote!(.#member)));
+                    let var = self.declare(&name.ident, VarKind::Int, Vec::new(), Num::Unknown);
+                    self.vars[var].mutable = name.mutability.is_some();
+                    self.vars[var].stable = name.mutability.is_none() && self.recomputable(value);
+                    self.emit(Stmt::Let {
+                        var,
+                        value: Some(value),
+                        nodes,
+                    });
+                }
+            }
             call @ (Expr::Call(_) | Expr::MethodCall(_)) => {
                 let (value, nodes) = self.collect(|this| this.tuple_call(call, names.len()));
                 let Some(value) = value else { return };

@@ -231,9 +231,14 @@ impl Transform<'_> {
                 op,
                 args: args.iter().map(|a| copy(self, a)).collect(),
             },
-            NodeKind::Intrinsic { name, args } => NodeKind::Intrinsic {
-                name,
+            NodeKind::Intrinsic {
+                function,
+                args,
+                field,
+            } => NodeKind::Intrinsic {
+                function,
                 args: args.iter().map(|a| copy(self, a)).collect(),
+                field,
             },
             NodeKind::Infix { op, lhs, rhs } => {
                 let lhs = copy(self, &lhs);

@@ -605,10 +605,13 @@ impl Tangent<'_> {
                 let var = self.var(*var);
                 quote!(let #binding = #var.len();)
             }
-            NodeKind::Intrinsic { name, args } => {
-                let name = Ident::new(name, Span::call_site());
+            NodeKind::Intrinsic {
+                function,
+                args,
+                field,
+            } => {
                 let args = args.iter().map(|&a| self.primal(a));
-                quote!(let #binding = ::autodiff::__private::loops::#name(#(#args),*);)
+                quote!(let #binding = #function(#(#args),*) #field;)
             }
             NodeKind::StopGradient(value) => {
                 let value = arg(*value);
