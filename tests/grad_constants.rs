@@ -195,3 +195,41 @@ fn plain_helpers_with_constant_arguments_are_constants() {
         assert_close(hx, second, 1e-5, "hvp");
     }
 }
+
+const TABLE: [f64; 3] = [-0.99, -1.66, -1.36];
+
+#[grad]
+fn squash(x: f64) -> f64 {
+    x.tanh() + x.sin()
+}
+
+/// A `#[grad]` function called with a real constant (`TABLE[1] + 1.19`) in a loop whose
+/// reverse sweep recomputes its integers (found by the random programs: the call was
+/// computed again from an argument the sweep did not have).
+#[grad(reassociate, jvp)]
+fn constant_argument_in_loops(x: f64, w: [f64; 3]) -> f64 {
+    let mut total = 0.0;
+    for i in 0..=2 {
+        let mut v = w[i] * x;
+        for k in (0..3).rev() {
+            v -= (x * w[k]).hypot(1.0).ln();
+        }
+        if x > -0.5 {
+            total += v * squash(TABLE[1] + 1.19);
+        }
+    }
+    total
+}
+
+#[test]
+fn a_call_with_a_real_constant_argument_in_nested_loops() {
+    let (x, w) = (0.7, [0.3, -1.2, 0.8]);
+    let (value, dx, dw) = constant_argument_in_loops_grad(x, w);
+    assert_close(value, constant_argument_in_loops(x, w), 1e-13, "value");
+    let mut p = vec![x];
+    p.extend(w);
+    let fd = fd_gradient(|q| constant_argument_in_loops(q[0], [q[1], q[2], q[3]]), &p);
+    let mut ours = vec![dx];
+    ours.extend(dw);
+    assert_all_close(&ours, &fd, 1e-8, "central differences");
+}

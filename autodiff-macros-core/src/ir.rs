@@ -589,7 +589,12 @@ pub fn recomputable(nodes: &[Node], vars: &[Var], node: NodeId) -> bool {
         }
         NodeKind::Len(var) => vars[*var].is_param,
         NodeKind::ConstElement { indices, .. } => indices.iter().all(again),
-        NodeKind::Op { args, .. } | NodeKind::Intrinsic { args, .. } => args.iter().all(again),
+        NodeKind::Op { args, .. } => args.iter().all(again),
+        // The reverse sweep computes again integers and constants of unknown type only: a
+        // call whose argument is a real constant (`h(W[1] + 1.19)`) keeps its value.
+        NodeKind::Intrinsic { args, .. } => args
+            .iter()
+            .all(|arg| nodes[*arg].num != Num::Real && again(arg)),
         NodeKind::Typed { arg, .. } | NodeKind::Cast { arg, .. } => again(arg),
         NodeKind::Infix { lhs, rhs, .. } => {
             nodes[node].num != Num::Bool && again(lhs) && again(rhs)
