@@ -756,14 +756,23 @@ impl Lowering {
         // `[0.0; N]`, `[[0.0; M]; N]`: a local array.
         if let Expr::Repeat(_) = &*init.expr {
             let ((dims, value), nodes) = self.collect(|this| this.array_init(&init.expr));
-            if let (Some(dims), Some(value)) = (dims, value) {
-                let var = self.declare_named(ident.as_ref(), VarKind::Real, dims, Num::Real);
-                self.vars[var].mutable = mutable;
-                self.emit(Stmt::Let {
-                    var,
-                    value: Some(value),
-                    nodes,
-                });
+            match (dims, value) {
+                (Some(dims), Some(value)) => {
+                    let var = self.declare_named(ident.as_ref(), VarKind::Real, dims, Num::Real);
+                    self.vars[var].mutable = mutable;
+                    self.emit(Stmt::Let {
+                        var,
+                        value: Some(value),
+                        nodes,
+                    });
+                }
+                // Rejected (reported): the name is still bound, so that its uses are not
+                // reported again.
+                (dims, _) => {
+                    let dims = dims.unwrap_or_default();
+                    let var = self.declare_named(ident.as_ref(), VarKind::Real, dims, Num::Real);
+                    self.silent.push(var);
+                }
             }
             return;
         }
