@@ -553,9 +553,11 @@ impl Lowering {
     /// integers, `bool`s, constants of other types, literals and `const`s): then the
     /// call's value is a constant.
     pub(super) fn constant_arguments(&self, call: &syn::ExprCall) -> bool {
-        call.args
-            .iter()
-            .all(|arg| self.reads_no_real(&arg.to_token_stream()))
+        call.args.iter().all(|arg| {
+            self.variables_all(&arg.to_token_stream(), &mut |var| {
+                self.vars[var].kind != VarKind::Real
+            })
+        })
     }
 
     /// `path(args) field`, with constant arguments: a constant, computed as written.
@@ -572,27 +574,6 @@ impl Lowering {
             Num::Unknown,
             span,
         )
-    }
-
-    /// Whether the names in `tokens` that are variables in scope are none of them real.
-    fn reads_no_real(&self, tokens: &TokenStream) -> bool {
-        use proc_macro2::TokenTree;
-        let mut skip = false;
-        tokens.clone().into_iter().all(|tree| {
-            let after_dot = std::mem::take(&mut skip);
-            match &tree {
-                TokenTree::Punct(p) => {
-                    skip = p.as_char() == '.' || p.as_char() == ':';
-                    true
-                }
-                TokenTree::Ident(ident) if !after_dot => self
-                    .scopes
-                    .lookup(ident)
-                    .is_none_or(|var| self.vars[var].kind != VarKind::Real),
-                TokenTree::Group(group) => self.reads_no_real(&group.stream()),
-                _ => true,
-            }
-        })
     }
 
     /// A method from the table applied to `exprs` (the receiver first).

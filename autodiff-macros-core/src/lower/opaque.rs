@@ -86,7 +86,7 @@ impl Lowering {
             return None;
         }
         let tokens = expr.to_token_stream();
-        let num = match strip_expr(expr) {
+        let num = match control::strip(expr) {
             Expr::Binary(binary) => match binary.op {
                 BinOp::Eq(_)
                 | BinOp::Ne(_)
@@ -111,44 +111,38 @@ impl Lowering {
             return false;
         }
         let mut reads_opaque = false;
-        self.reads_only_opaque(&expr.to_token_stream(), &mut reads_opaque) && reads_opaque
+        let only_opaque = self.variables_all(&expr.to_token_stream(), &mut |var| {
+            reads_opaque = true;
+            self.opaque.contains(&var)
+        });
+        only_opaque && reads_opaque
     }
 
-    /// Whether the names in `tokens` that are variables in scope are all opaque
-    /// constants (setting `reads_opaque` when one is). Names after `.` (fields, methods)
-    /// and `::` (paths) are not variables.
-    fn reads_only_opaque(&self, tokens: &TokenStream, reads_opaque: &mut bool) -> bool {
+    /// Whether `keep` holds for every variable in scope that `tokens` name (visited in
+    /// order, stopping at the first that fails). Names after `.` (fields, methods) and
+    /// `::` (paths) are not variables.
+    pub(super) fn variables_all(
+        &self,
+        tokens: &TokenStream,
+        keep: &mut dyn FnMut(VarId) -> bool,
+    ) -> bool {
         use proc_macro2::TokenTree;
-        let mut after_dot = false;
-        let mut colons = 0;
-        for tree in tokens.clone() {
-            let skip = after_dot || colons >= 2;
-            after_dot = false;
+        let (mut skip, mut colon) = (false, false);
+        tokens.clone().into_iter().all(|tree| {
+            let (after, after_colon) = (std::mem::take(&mut skip), std::mem::take(&mut colon));
             match &tree {
-                TokenTree::Punct(p) if p.as_char() == '.' => after_dot = true,
-                TokenTree::Punct(p) if p.as_char() == ':' => {
-                    colons += 1;
-                    continue;
+                TokenTree::Punct(p) => {
+                    colon = p.as_char() == ':';
+                    skip = p.as_char() == '.' || (colon && after_colon);
+                    true
                 }
-                TokenTree::Ident(ident) if !skip => {
-                    if let Some(var) = self.scopes.lookup(ident) {
-                        if self.opaque.contains(&var) {
-                            *reads_opaque = true;
-                        } else {
-                            return false;
-                        }
-                    }
+                TokenTree::Ident(ident) if !after => {
+                    self.scopes.lookup(ident).is_none_or(&mut *keep)
                 }
-                TokenTree::Group(group)
-                    if !self.reads_only_opaque(&group.stream(), reads_opaque) =>
-                {
-                    return false;
-                }
-                _ => {}
+                TokenTree::Group(group) => self.variables_all(&group.stream(), keep),
+                _ => true,
             }
-            colons = 0;
-        }
-        true
+        })
     }
 
     /// The test of a `match` arm on an opaque constant: `matches!(scrutinee, pattern)`,
@@ -217,9 +211,4 @@ fn binding(pat: &Pat) -> Option<&Ident> {
         Pat::Reference(pat) => binding(&pat.pat),
         _ => None,
     }
-}
-
-/// An expression without the parentheses and invisible groups around it.
-fn strip_expr(expr: &Expr) -> &Expr {
-    control::strip(expr)
 }
