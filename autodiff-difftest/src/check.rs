@@ -93,6 +93,8 @@ struct Tally {
     /// where two step sizes disagree.
     hvp_checked: usize,
     hvp_skipped: usize,
+    /// Hessian–vector products checked against the `Tape`'s.
+    hvp_tape: usize,
     /// Points where the Jacobian of a vector function of the program was checked.
     jacobians: usize,
     /// Programs with a `#[grad(reassociate)]` function checked at a point at least.
@@ -184,7 +186,10 @@ fn check(case: &Case, seed: u64, tally: &mut Tally) {
         let mut found = false;
         for _ in 0..TRIES {
             let args = draw(case, &mut rng);
-            let (tape_value, tape_partials, margin, largest) = (case.tape)(&args);
+            // Along the direction of the Hessian–vector product, where the program has one.
+            let along = case.hvp.map(|_| direction(args.flat(case.partials).len()));
+            let (tape_value, tape_partials, margin, largest, tape_product) =
+                (case.tape)(&args, along.as_deref());
             let (least_margin, most) = if case.single {
                 (MARGIN_F32, LARGEST_F32)
             } else {
@@ -212,7 +217,13 @@ fn check(case: &Case, seed: u64, tally: &mut Tally) {
             }
             found = true;
             tally.points += 1;
-            let (differs, off) = compare(case, &args, (tape_value, &tape_partials, largest), tally);
+            let tape = TapeAt {
+                value: tape_value,
+                partials: &tape_partials,
+                largest,
+                product: tape_product.as_deref(),
+            };
+            let (differs, off) = compare(case, &args, &tape, tally);
             differing |= differs;
             if case.reassociate && !case.single {
                 tally.reassociated_worst = tally.reassociated_worst.max(off);
@@ -234,9 +245,18 @@ fn check(case: &Case, seed: u64, tally: &mut Tally) {
 /// Compares the program with its twin and finite differences at one point; returns
 /// whether the value of `_grad` differs from the original's in its bits (which only a
 /// `#[grad(reassociate)]` program may do), and by how much, relative to the largest
+/// What the `Tape` twin computed at a point.
+struct TapeAt<'a> {
+    value: f64,
+    partials: &'a [f64],
+    largest: f64,
+    /// The Hessian–vector product along the direction of `_hvp`'s check.
+    product: Option<&'a [f64]>,
+}
+
 /// magnitude of a variable.
-fn compare(case: &Case, args: &Args, tape: (f64, &[f64], f64), tally: &mut Tally) -> (bool, f64) {
-    let (tape_value, tape_partials, largest) = tape;
+fn compare(case: &Case, args: &Args, tape: &TapeAt<'_>, tally: &mut Tally) -> (bool, f64) {
+    let (tape_value, tape_partials, largest) = (tape.value, tape.partials, tape.largest);
     let value = (case.original)(args);
     let (grad_value, partials) = (case.gradient)(args);
     let differing = !same(grad_value, value);
@@ -318,6 +338,20 @@ fn compare(case: &Case, args: &Args, tape: (f64, &[f64], f64), tally: &mut Tally
         for (i, (g, d)) in gradient.iter().zip(&partials).enumerate() {
             if !within(*g, *d, relative * scale) {
                 fail(format!("partial {i} of _hvp is {g:e}, _grad's {d:e}"));
+            }
+        }
+        // Against the tape's own second order (forward over reverse on the recorded
+        // nodes, with the second partials of `rules::second`), in `f64`.
+        if let (false, Some(tape_product)) = (case.single, tape.product) {
+            tally.hvp_tape += 1;
+            let scale = product
+                .iter()
+                .chain(tape_product)
+                .fold(1.0f64, |m, d| m.max(d.abs()));
+            for (i, (p, t)) in product.iter().zip(tape_product).enumerate() {
+                if !within(*p, *t, 1e-9 * scale) {
+                    fail(format!("(H·t)[{i}] of _hvp is {p:e}, Tape's {t:e}"));
+                }
             }
         }
         // Not where a `stop_gradient` holds a value constant: the gradient's value still
@@ -437,6 +471,7 @@ pub fn check_batch(cases: &[Case], seed: u64) {
         total.hvp_checked += t.hvp_checked;
         total.jacobians += t.jacobians;
         total.hvp_skipped += t.hvp_skipped;
+        total.hvp_tape += t.hvp_tape;
         total.reassociated += t.reassociated;
         total.reassociated_differing += t.reassociated_differing;
         total.reassociated_worst = total.reassociated_worst.max(t.reassociated_worst);
@@ -449,7 +484,7 @@ pub fn check_batch(cases: &[Case], seed: u64) {
          skipped where step sizes disagree); \
          {} programs with #[grad(reassociate)] checked, {} of them with a value differing \
          from the original's in its bits (by up to {:.1e} of the largest variable); \
-         {} Hessian-vector products against differences of the gradient ({} skipped \
+         {} Hessian-vector products against the Tape's, {} against differences of the gradient ({} skipped \
          where step sizes disagree); {} Jacobians of (y, y², sin(y/2)) against the gradient",
         cases.len(),
         total.points,
@@ -462,6 +497,7 @@ pub fn check_batch(cases: &[Case], seed: u64) {
         total.reassociated,
         total.reassociated_differing,
         total.reassociated_worst,
+        total.hvp_tape,
         total.hvp_checked,
         total.hvp_skipped,
         total.jacobians

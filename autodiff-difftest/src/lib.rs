@@ -137,8 +137,10 @@ pub struct Case {
     /// function): at the point of the first `Args` along the second, the value, the
     /// gradient and the Hessian–vector product, flattened.
     pub hvp: Option<HvpFn>,
-    /// The same on a `Tape`.
-    pub tape: fn(&Args) -> TapeRun,
+    /// The same on a `Tape`; given a direction in the differentiated numbers (flattened,
+    /// in the gradient's order), also the Hessian–vector product along it, by the tape's
+    /// own second order ([`Tape::hvp`]).
+    pub tape: fn(&Args, Option<&[f64]>) -> TapeRun,
     /// The Jacobian of `y ↦ (y, y², sin(y/2))` of the original's value `y`, by
     /// `_jacobian` (where the main function has no struct parameter, `wrt(..)`, const
     /// generics or tuple output): the three values, and the three rows, flattened.
@@ -153,8 +155,9 @@ pub type HvpFn = fn(&Args, &Args) -> (f64, Vec<f64>, Vec<f64>);
 
 /// What the `Tape` twin of a program computes at a point: the value, the partials
 /// (flattened, in the gradient's order), the distance to the nearest kink or branch
-/// boundary, and the largest magnitude of a variable.
-pub type TapeRun = (f64, Vec<f64>, f64, f64);
+/// boundary, the largest magnitude of a variable, and the Hessian–vector product along
+/// the direction it was given.
+pub type TapeRun = (f64, Vec<f64>, f64, f64, Option<Vec<f64>>);
 
 /// The value of one parameter.
 #[derive(Clone, Debug, PartialEq)]
@@ -619,30 +622,37 @@ impl<T: FlatOut> JacobianRow for autodiff::Matrix<T> {
     }
 }
 
-/// Leaves of a `Tape`, whose adjoints are appended to a flat vector.
-pub trait Leaves {
-    /// Appends the adjoint of every leaf, row by row.
-    fn leaves(&self, gradient: &Gradient, out: &mut Vec<f64>);
-}
+/// Leaves of a `Tape`, flattened in the gradient's order.
+pub trait Leaves<'t> {
+    /// Appends every leaf, row by row.
+    fn vars(&self, out: &mut Vec<Var<'t>>);
 
-impl Leaves for Var<'_> {
+    /// Appends the adjoint of every leaf, row by row.
     fn leaves(&self, gradient: &Gradient, out: &mut Vec<f64>) {
-        out.push(gradient[*self]);
+        let mut vars = Vec::new();
+        self.vars(&mut vars);
+        out.extend(vars.iter().map(|&v| gradient[v]));
     }
 }
 
-impl<T: Leaves, const N: usize> Leaves for [T; N] {
-    fn leaves(&self, gradient: &Gradient, out: &mut Vec<f64>) {
+impl<'t> Leaves<'t> for Var<'t> {
+    fn vars(&self, out: &mut Vec<Var<'t>>) {
+        out.push(*self);
+    }
+}
+
+impl<'t, T: Leaves<'t>, const N: usize> Leaves<'t> for [T; N] {
+    fn vars(&self, out: &mut Vec<Var<'t>>) {
         for x in self {
-            x.leaves(gradient, out);
+            x.vars(out);
         }
     }
 }
 
-impl<T: Leaves> Leaves for Vec<T> {
-    fn leaves(&self, gradient: &Gradient, out: &mut Vec<f64>) {
+impl<'t, T: Leaves<'t>> Leaves<'t> for Vec<T> {
+    fn vars(&self, out: &mut Vec<Var<'t>>) {
         for x in self {
-            x.leaves(gradient, out);
+            x.vars(out);
         }
     }
 }

@@ -131,7 +131,9 @@ pub fn module(name: &str, program: &Program) -> String {
         }
         let _ = writeln!(s, "    (r.0{widen}, g, h)\n}}");
     }
-    s.push_str("pub fn tape(a: &Args) -> (f64, Vec<f64>, f64, f64) {\n");
+    s.push_str(
+        "pub fn tape(a: &Args, direction: Option<&[f64]>) -> autodiff_difftest::TapeRun {\n",
+    );
     let ctx = if program.long { "moving_only" } else { "new" };
     let _ = writeln!(
         s,
@@ -147,14 +149,18 @@ pub fn module(name: &str, program: &Program) -> String {
     }
     let _ = writeln!(
         s,
-        "    let y = {}_tape({});\n    let g = y.gradient();\n    let mut d = Vec::new();",
+        "    let y = {}_tape({});\n    let mut v = Vec::new();",
         main.name,
         tape_args.join(", ")
     );
     for &i in &partials {
-        let _ = writeln!(s, "    p{i}.leaves(&g, &mut d);");
+        let _ = writeln!(s, "    p{i}.vars(&mut v);");
     }
-    s.push_str("    (y.value(), d, t.margin(), t.largest())\n}\n");
+    s.push_str(
+        "    let g = y.gradient();\n    let d = v.iter().map(|&x| g[x]).collect();\n    \
+         let hv = direction.map(|dir| tape.hvp(y, &v, dir).1);\n    \
+         (y.value(), d, t.margin(), t.largest(), hv)\n}\n",
+    );
     s.push_str("}\n");
     s
 }
@@ -314,11 +320,11 @@ fn structure(def: &StructDef) -> String {
     );
     let _ = writeln!(
         s,
-        "impl Leaves for {STRUCT}Tape<'_> {{\n    fn leaves(&self, g: &autodiff::Gradient, out: &mut Vec<f64>) {{"
+        "impl<'t> Leaves<'t> for {STRUCT}Tape<'t> {{\n    fn vars(&self, out: &mut Vec<Var<'t>>) {{"
     );
     for (name, f) in &def.fields {
         if !matches!(f, Field::Int(_) | Field::Bool) {
-            let _ = writeln!(s, "        self.{name}.leaves(g, out);");
+            let _ = writeln!(s, "        self.{name}.vars(out);");
         }
     }
     s.push_str("    }\n}\n");

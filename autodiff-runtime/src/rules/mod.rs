@@ -23,6 +23,9 @@
 //! generated code, [`Value`](crate::Value) and [`Tape`](crate::Tape) all call these rules,
 //! so the three engines agree bit for bit on every operation.
 //!
+//! Their second partial derivatives, for second order on a [`Tape`](crate::Tape), are in
+//! [`second`].
+//!
 //! # Subgradients at kinks
 //! Where an operation is not differentiable, the rule returns a fixed, documented
 //! subgradient:
@@ -37,6 +40,7 @@
 //! infinities), exactly like the value.
 
 pub mod generic;
+pub mod second;
 
 /// The `f64` entry points: each calls the rule of the same name in [`generic`].
 macro_rules! f64_rules {

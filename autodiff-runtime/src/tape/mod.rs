@@ -9,6 +9,15 @@
 //!
 //! Constant `f64` operands are not nodes: they get no adjoint, and their partials are
 //! not stored (`x.powf(2.0)` never evaluates `ln x`).
+//!
+//! Each node also records which operation made it (one byte, [`Op`]), so that second order
+//! ([`Tape::hvp`], [`Tape::hessian`], in `second`) can evaluate the operation's second
+//! partials from its parents' values when asked, and not at every operation. A constant
+//! that the second partials need (the exponent of `powi`, a constant operand of `powf`,
+//! `log`, `atan2`, `hypot`, the dividend of `c / x`) is kept in the node's second partial
+//! slot, which a node with one variable operand leaves free.
+
+mod second;
 
 use std::cell::RefCell;
 use std::fmt;
@@ -16,6 +25,7 @@ use std::ops::{Add, AddAssign, Div, DivAssign, Index, Mul, MulAssign, Neg, Sub, 
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::rules;
+use second::{Binary, BinaryOps, Op, Unary, WithConstant};
 
 /// Marks an unused parent slot.
 const NONE: u32 = u32::MAX;
@@ -66,7 +76,8 @@ fn fresh_id() -> u64 {
 ///
 /// # Memory
 ///
-/// A node is a value, two parent indices and two partials: 32 bytes, in arrays that grow
+/// A node is a value, two parent indices, two partials and the operation that made it
+/// (for second order): 33 bytes, in arrays that grow
 /// by doubling ([`Tape::with_capacity`] avoids the copies). Everything is freed with the
 /// tape. On graphs of 10,000,000 nodes, about 110 bytes per node at the peak of a sweep,
 /// the gradient and the caller's `Var`s included (`autodiff-bench`'s `engine_scale`
@@ -82,7 +93,11 @@ pub struct Tape {
 struct Nodes {
     values: Vec<f64>,
     parents: Vec<[u32; 2]>,
+    /// The partials of the node's edges; a node with one edge may keep a constant of its
+    /// operation in the second ([`Op::WithConstant`]).
     partials: Vec<[f64; 2]>,
+    /// The operation of each node, for its second partials.
+    ops: Vec<Op>,
     /// Third edges, in increasing node order.
     third: Vec<ThirdEdge>,
 }
@@ -98,10 +113,46 @@ impl Nodes {
         self.values.len()
     }
 
+    /// The tangent of every node up to `out` along the direction that moves each of
+    /// `inputs` by the matching entry of `direction`, from one sweep in creation order, and
+    /// whether an input reaches the node (a node that none reaches keeps a zero tangent and
+    /// passes nothing on, so an infinite partial there cannot turn a 0 into NaN).
+    fn tangents(&self, out: usize, inputs: &[Var<'_>], direction: &[f64]) -> (Vec<f64>, Vec<bool>) {
+        let mut tangent = vec![0.0; out + 1];
+        let mut reached = vec![false; out + 1];
+        for (input, &t) in inputs.iter().zip(direction) {
+            if input.index() <= out {
+                tangent[input.index()] += t;
+                reached[input.index()] = true;
+            }
+        }
+        let mut third = self.third.iter().peekable();
+        for i in 0..=out {
+            let mut sum = tangent[i];
+            let mut any = reached[i];
+            for (&parent, &partial) in self.parents[i].iter().zip(&self.partials[i]) {
+                if parent != NONE && reached[parent as usize] {
+                    sum += partial * tangent[parent as usize];
+                    any = true;
+                }
+            }
+            while let Some(edge) = third.next_if(|edge| edge.node as usize <= i) {
+                if edge.node as usize == i && reached[edge.parent as usize] {
+                    sum += edge.partial * tangent[edge.parent as usize];
+                    any = true;
+                }
+            }
+            tangent[i] = sum;
+            reached[i] = any;
+        }
+        (tangent, reached)
+    }
+
     fn clear(&mut self) {
         self.values.clear();
         self.parents.clear();
         self.partials.clear();
+        self.ops.clear();
         self.third.clear();
     }
 }
@@ -137,6 +188,7 @@ impl Tape {
                 values: Vec::with_capacity(nodes),
                 parents: Vec::with_capacity(nodes),
                 partials: Vec::with_capacity(nodes),
+                ops: Vec::with_capacity(nodes),
                 third: Vec::new(),
             }),
         }
@@ -147,7 +199,7 @@ impl Tape {
     /// # Panics
     /// If the tape already holds `u32::MAX - 1` nodes.
     pub fn var(&self, value: f64) -> Var<'_> {
-        self.push(value, &[])
+        self.push(value, &[], Op::Linear)
     }
 
     /// The number of nodes recorded: inputs and results of operations.
@@ -188,34 +240,7 @@ impl Tape {
         }
         let nodes = self.nodes.borrow();
         let out = output.index();
-        let mut tangent = vec![0.0; out + 1];
-        let mut reached = vec![false; out + 1];
-        for (input, &t) in inputs.iter().zip(tangents) {
-            if input.index() <= out {
-                tangent[input.index()] += t;
-                reached[input.index()] = true;
-            }
-        }
-        let mut third = nodes.third.iter().peekable();
-        for i in 0..=out {
-            let mut sum = tangent[i];
-            let mut any = reached[i];
-            for (&parent, &partial) in nodes.parents[i].iter().zip(&nodes.partials[i]) {
-                if parent != NONE && reached[parent as usize] {
-                    sum += partial * tangent[parent as usize];
-                    any = true;
-                }
-            }
-            while let Some(edge) = third.next_if(|edge| edge.node as usize <= i) {
-                if edge.node as usize == i && reached[edge.parent as usize] {
-                    sum += edge.partial * tangent[edge.parent as usize];
-                    any = true;
-                }
-            }
-            tangent[i] = sum;
-            reached[i] = any;
-        }
-        tangent[out]
+        nodes.tangents(out, inputs, tangents).0[out]
     }
 
     /// The Jacobian of `outputs` with respect to `inputs`, row-major: row `i` is the
@@ -252,8 +277,8 @@ impl Tape {
         self.id = fresh_id();
     }
 
-    /// Appends a node with the given `(parent, partial)` edges (at most three).
-    fn push(&self, value: f64, edges: &[(u32, f64)]) -> Var<'_> {
+    /// Appends a node made by `op` with the given `(parent, partial)` edges (at most three).
+    fn push(&self, value: f64, edges: &[(u32, f64)], op: Op) -> Var<'_> {
         debug_assert!(edges.len() <= 3);
         let mut nodes = self.nodes.borrow_mut();
         let index = match u32::try_from(nodes.len()) {
@@ -277,7 +302,22 @@ impl Tape {
         nodes.values.push(value);
         nodes.parents.push(parents);
         nodes.partials.push(partials);
+        nodes.ops.push(op);
         Var { tape: self, index }
+    }
+
+    /// Appends a node of one edge whose second partials need a `constant` of its
+    /// operation, kept in the node's free partial slot.
+    fn push_with_constant(
+        &self,
+        value: f64,
+        edge: (u32, f64),
+        op: WithConstant,
+        constant: f64,
+    ) -> Var<'_> {
+        let var = self.push(value, &[edge], Op::WithConstant(op));
+        self.nodes.borrow_mut().partials[var.index()][1] = constant;
+        var
     }
 
     fn value(&self, index: u32) -> f64 {
@@ -431,29 +471,56 @@ impl<'t> Var<'t> {
         );
     }
 
-    fn unary(self, rule: impl FnOnce(f64) -> (f64, f64)) -> Var<'t> {
+    fn unary(self, rule: impl FnOnce(f64) -> (f64, f64), op: Op) -> Var<'t> {
         let (value, d) = rule(self.value());
-        self.tape.push(value, &[(self.index, d)])
+        self.tape.push(value, &[(self.index, d)], op)
     }
 
     /// `self <op> other`; a constant `other` gets no edge.
-    fn binary(self, other: Operand<'t>, rule: impl FnOnce(f64, f64) -> (f64, f64, f64)) -> Var<'t> {
+    fn binary(
+        self,
+        other: Operand<'t>,
+        rule: impl FnOnce(f64, f64) -> (f64, f64, f64),
+        ops: BinaryOps,
+    ) -> Var<'t> {
         match other.resolve(self.tape) {
             (y, Some(other)) => {
                 let (value, d0, d1) = rule(self.value(), y);
-                self.tape.push(value, &[(self.index, d0), (other, d1)])
+                self.tape
+                    .push(value, &[(self.index, d0), (other, d1)], ops.both)
             }
             (c, None) => {
                 let (value, d0, _) = rule(self.value(), c);
-                self.tape.push(value, &[(self.index, d0)])
+                self.record_constant(value, d0, ops.right, c)
             }
         }
     }
 
     /// `c <op> self` with a constant on the left.
-    fn const_left(self, c: f64, rule: impl FnOnce(f64, f64) -> (f64, f64, f64)) -> Var<'t> {
+    fn const_left(
+        self,
+        c: f64,
+        rule: impl FnOnce(f64, f64) -> (f64, f64, f64),
+        ops: BinaryOps,
+    ) -> Var<'t> {
         let (value, _, d) = rule(c, self.value());
-        self.tape.push(value, &[(self.index, d)])
+        self.record_constant(value, d, ops.left, c)
+    }
+
+    /// A node of one edge from `self` made with the constant operand `c`.
+    fn record_constant(
+        self,
+        value: f64,
+        partial: f64,
+        op: Option<WithConstant>,
+        c: f64,
+    ) -> Var<'t> {
+        match op {
+            Some(op) => self
+                .tape
+                .push_with_constant(value, (self.index, partial), op, c),
+            None => self.tape.push(value, &[(self.index, partial)], Op::Linear),
+        }
     }
 
     /// `op(self, a, b)`; constant operands get no edge.
@@ -462,6 +529,7 @@ impl<'t> Var<'t> {
         a: Operand<'t>,
         b: Operand<'t>,
         rule: impl FnOnce(f64, f64, f64) -> (f64, f64, f64, f64),
+        cross: bool,
     ) -> Var<'t> {
         let (a, a_index) = a.resolve(self.tape);
         let (b, b_index) = b.resolve(self.tape);
@@ -474,13 +542,21 @@ impl<'t> Var<'t> {
                 len += 1;
             }
         }
-        self.tape.push(value, &edges[..len])
+        // Second partials: only `x · a` of `x.mul_add(a, b)` has one, where `a` varies.
+        let op = if cross && a_index.is_some() {
+            Op::Binary(Binary::Mul)
+        } else {
+            Op::Linear
+        };
+        self.tape.push(value, &edges[..len], op)
     }
 
     /// `self` raised to the integer power `n`.
     #[must_use]
     pub fn powi(self, n: i32) -> Var<'t> {
-        self.unary(|x| rules::powi(x, n))
+        let (value, d) = rules::powi(self.value(), n);
+        self.tape
+            .push_with_constant(value, (self.index, d), WithConstant::Powi, f64::from(n))
     }
 
     /// `self` raised to the power `exponent`. A constant exponent computes only the
@@ -490,64 +566,83 @@ impl<'t> Var<'t> {
         match exponent.into().resolve(self.tape) {
             (y, Some(index)) => {
                 let (value, dx, dy) = rules::powf(self.value(), y);
-                self.tape.push(value, &[(self.index, dx), (index, dy)])
+                self.tape.push(
+                    value,
+                    &[(self.index, dx), (index, dy)],
+                    Op::Binary(Binary::Powf),
+                )
             }
-            (c, None) => self.unary(|x| rules::powf_wrt_base(x, c)),
+            (c, None) => {
+                let (value, d) = rules::powf_wrt_base(self.value(), c);
+                self.record_constant(value, d, Some(WithConstant::PowfBase), c)
+            }
         }
     }
 
     /// The logarithm of `self` in base `base` (f64 semantics: `NaN` outside the domain).
     #[must_use]
     pub fn log(self, base: impl Into<Operand<'t>>) -> Var<'t> {
-        self.binary(base.into(), rules::log)
+        self.binary(
+            base.into(),
+            rules::log,
+            BinaryOps::curved(Binary::Log, WithConstant::Log),
+        )
     }
 
     /// The angle of the point `(x, self)`, like `f64::atan2` (`self` is `y`).
     #[must_use]
     pub fn atan2(self, x: impl Into<Operand<'t>>) -> Var<'t> {
-        self.binary(x.into(), rules::atan2)
+        self.binary(
+            x.into(),
+            rules::atan2,
+            BinaryOps::curved(Binary::Atan2, WithConstant::Atan2),
+        )
     }
 
     /// The larger of `self` and `other`; on a tie `self` receives the adjoint.
     #[must_use]
     pub fn max(self, other: impl Into<Operand<'t>>) -> Var<'t> {
-        self.binary(other.into(), rules::max)
+        self.binary(other.into(), rules::max, BinaryOps::LINEAR)
     }
 
     /// The smaller of `self` and `other`; on a tie `self` receives the adjoint.
     #[must_use]
     pub fn min(self, other: impl Into<Operand<'t>>) -> Var<'t> {
-        self.binary(other.into(), rules::min)
+        self.binary(other.into(), rules::min, BinaryOps::LINEAR)
     }
 
     /// `√(self² + other²)`.
     #[must_use]
     pub fn hypot(self, other: impl Into<Operand<'t>>) -> Var<'t> {
-        self.binary(other.into(), rules::hypot)
+        self.binary(
+            other.into(),
+            rules::hypot,
+            BinaryOps::curved(Binary::Hypot, WithConstant::Hypot),
+        )
     }
 
     /// `self · a + b` with one rounding, like `f64::mul_add`.
     #[must_use]
     pub fn mul_add(self, a: impl Into<Operand<'t>>, b: impl Into<Operand<'t>>) -> Var<'t> {
-        self.ternary(a.into(), b.into(), rules::mul_add)
+        self.ternary(a.into(), b.into(), rules::mul_add, true)
     }
 
     /// `self` restricted to `[lo, hi]`: inside the interval (its ends included) `self`
     /// receives the adjoint, outside the bound that was hit does.
     #[must_use]
     pub fn clamp(self, lo: impl Into<Operand<'t>>, hi: impl Into<Operand<'t>>) -> Var<'t> {
-        self.ternary(lo.into(), hi.into(), rules::clamp)
+        self.ternary(lo.into(), hi.into(), rules::clamp, false)
     }
 }
 
 macro_rules! var_unary_methods {
-    ($($name:ident: $doc:literal;)*) => {
+    ($($name:ident($op:expr): $doc:literal;)*) => {
         impl<'t> Var<'t> {
             $(
                 #[doc = $doc]
                 #[must_use]
                 pub fn $name(self) -> Var<'t> {
-                    self.unary(rules::$name)
+                    self.unary(rules::$name, $op)
                 }
             )*
         }
@@ -555,84 +650,98 @@ macro_rules! var_unary_methods {
 }
 
 var_unary_methods! {
-    recip: "`1 / self`.";
-    sqrt: "The square root.";
-    cbrt: "The cube root.";
-    exp: "`e^self`.";
-    exp2: "`2^self`.";
-    exp_m1: "`e^self - 1`, accurate near 0.";
-    ln: "The natural logarithm (f64 semantics: `NaN` for a negative argument).";
-    ln_1p: "`ln(1 + self)`, accurate near 0.";
-    log2: "The base-2 logarithm.";
-    log10: "The base-10 logarithm.";
-    sin: "The sine (radians).";
-    cos: "The cosine (radians).";
-    tan: "The tangent (radians).";
-    asin: "The arcsine.";
-    acos: "The arccosine.";
-    atan: "The arctangent.";
-    sinh: "The hyperbolic sine.";
-    cosh: "The hyperbolic cosine.";
-    tanh: "The hyperbolic tangent.";
-    asinh: "The inverse hyperbolic sine.";
-    acosh: "The inverse hyperbolic cosine.";
-    atanh: "The inverse hyperbolic tangent.";
-    abs: "The absolute value (subgradient 0 at 0).";
-    relu: "`max(self, 0)` (subgradient 0 at 0).";
-    sigmoid: "The logistic function `1 / (1 + e^-self)`.";
-    floor: "The largest integer `<= self` (derivative 0).";
-    ceil: "The smallest integer `>= self` (derivative 0).";
-    round: "The nearest integer, half away from zero (derivative 0).";
-    trunc: "The integer part (derivative 0).";
-    signum: "The sign, like `f64::signum` (derivative 0).";
-    to_degrees: "Radians to degrees.";
-    to_radians: "Degrees to radians.";
+    recip(Op::Unary(Unary::Recip)): "`1 / self`.";
+    sqrt(Op::Unary(Unary::Sqrt)): "The square root.";
+    cbrt(Op::Unary(Unary::Cbrt)): "The cube root.";
+    exp(Op::Unary(Unary::Exp)): "`e^self`.";
+    exp2(Op::Unary(Unary::Exp2)): "`2^self`.";
+    exp_m1(Op::Unary(Unary::ExpM1)): "`e^self - 1`, accurate near 0.";
+    ln(Op::Unary(Unary::Ln)): "The natural logarithm (f64 semantics: `NaN` for a negative argument).";
+    ln_1p(Op::Unary(Unary::Ln1p)): "`ln(1 + self)`, accurate near 0.";
+    log2(Op::Unary(Unary::Log2)): "The base-2 logarithm.";
+    log10(Op::Unary(Unary::Log10)): "The base-10 logarithm.";
+    sin(Op::Unary(Unary::Sin)): "The sine (radians).";
+    cos(Op::Unary(Unary::Cos)): "The cosine (radians).";
+    tan(Op::Unary(Unary::Tan)): "The tangent (radians).";
+    asin(Op::Unary(Unary::Asin)): "The arcsine.";
+    acos(Op::Unary(Unary::Acos)): "The arccosine.";
+    atan(Op::Unary(Unary::Atan)): "The arctangent.";
+    sinh(Op::Unary(Unary::Sinh)): "The hyperbolic sine.";
+    cosh(Op::Unary(Unary::Cosh)): "The hyperbolic cosine.";
+    tanh(Op::Unary(Unary::Tanh)): "The hyperbolic tangent.";
+    asinh(Op::Unary(Unary::Asinh)): "The inverse hyperbolic sine.";
+    acosh(Op::Unary(Unary::Acosh)): "The inverse hyperbolic cosine.";
+    atanh(Op::Unary(Unary::Atanh)): "The inverse hyperbolic tangent.";
+    abs(Op::Linear): "The absolute value (subgradient 0 at 0).";
+    relu(Op::Linear): "`max(self, 0)` (subgradient 0 at 0).";
+    sigmoid(Op::Unary(Unary::Sigmoid)): "The logistic function `1 / (1 + e^-self)`.";
+    floor(Op::Linear): "The largest integer `<= self` (derivative 0).";
+    ceil(Op::Linear): "The smallest integer `>= self` (derivative 0).";
+    round(Op::Linear): "The nearest integer, half away from zero (derivative 0).";
+    trunc(Op::Linear): "The integer part (derivative 0).";
+    signum(Op::Linear): "The sign, like `f64::signum` (derivative 0).";
+    to_degrees(Op::Linear): "Radians to degrees.";
+    to_radians(Op::Linear): "Degrees to radians.";
 }
 
 impl<'t> Neg for Var<'t> {
     type Output = Var<'t>;
     fn neg(self) -> Var<'t> {
-        self.unary(rules::neg)
+        self.unary(rules::neg, Op::Linear)
     }
 }
 
 macro_rules! var_binary_operator {
-    ($Trait:ident, $method:ident, $Assign:ident, $assign:ident, $rule:path) => {
+    ($Trait:ident, $method:ident, $Assign:ident, $assign:ident, $rule:path, $ops:expr) => {
         impl<'t> $Trait for Var<'t> {
             type Output = Var<'t>;
             fn $method(self, rhs: Var<'t>) -> Var<'t> {
-                self.binary(Operand::Var(rhs), $rule)
+                self.binary(Operand::Var(rhs), $rule, $ops)
             }
         }
         impl<'t> $Trait<f64> for Var<'t> {
             type Output = Var<'t>;
             fn $method(self, rhs: f64) -> Var<'t> {
-                self.binary(Operand::Const(rhs), $rule)
+                self.binary(Operand::Const(rhs), $rule, $ops)
             }
         }
         impl<'t> $Trait<Var<'t>> for f64 {
             type Output = Var<'t>;
             fn $method(self, rhs: Var<'t>) -> Var<'t> {
-                rhs.const_left(self, $rule)
+                rhs.const_left(self, $rule, $ops)
             }
         }
         impl<'t> $Assign for Var<'t> {
             fn $assign(&mut self, rhs: Var<'t>) {
-                *self = self.binary(Operand::Var(rhs), $rule);
+                *self = self.binary(Operand::Var(rhs), $rule, $ops);
             }
         }
         impl $Assign<f64> for Var<'_> {
             fn $assign(&mut self, rhs: f64) {
-                *self = self.binary(Operand::Const(rhs), $rule);
+                *self = self.binary(Operand::Const(rhs), $rule, $ops);
             }
         }
     };
 }
 
-var_binary_operator!(Add, add, AddAssign, add_assign, rules::add);
-var_binary_operator!(Sub, sub, SubAssign, sub_assign, rules::sub);
-var_binary_operator!(Mul, mul, MulAssign, mul_assign, rules::mul);
-var_binary_operator!(Div, div, DivAssign, div_assign, rules::div);
+var_binary_operator!(
+    Add,
+    add,
+    AddAssign,
+    add_assign,
+    rules::add,
+    BinaryOps::LINEAR
+);
+var_binary_operator!(
+    Sub,
+    sub,
+    SubAssign,
+    sub_assign,
+    rules::sub,
+    BinaryOps::LINEAR
+);
+var_binary_operator!(Mul, mul, MulAssign, mul_assign, rules::mul, BinaryOps::MUL);
+var_binary_operator!(Div, div, DivAssign, div_assign, rules::div, BinaryOps::DIV);
 
 /// The adjoint of every node of a [`Tape`] from one reverse sweep ([`Var::gradient`]):
 /// the partial derivative of the output with respect to each node.
