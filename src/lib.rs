@@ -193,6 +193,7 @@ macro_rules! assert_jacobian {
 #[doc(hidden)]
 pub mod __private {
     pub use autodiff_macros::__grad_resume as grad_resume;
+    pub use autodiff_runtime::differentiable_numbers as numbers;
     pub use autodiff_runtime::differentiable_probe as probe;
     pub use autodiff_runtime::missing;
     pub use autodiff_runtime::parallel;

@@ -437,3 +437,209 @@ fn jacobians_match_the_tape() {
         }
     }
 }
+
+// ----- struct parameters: a row-major matrix over the struct's flat view ----------------
+
+/// A decay model with a constant field and a vector field of run-time length.
+#[derive(Differentiable, Debug, PartialEq)]
+pub struct Decay {
+    pub amplitude: f64,
+    pub rates: Vec<f64>,
+    #[differentiable(skip)]
+    pub label: usize,
+}
+
+/// Residuals of a sum of exponentials: the model by reference, many outputs (forward
+/// sweeps when the samples outnumber the model's numbers).
+#[grad(jacobian, wrt(m))]
+fn decay_residuals(m: &Decay, t: &[f64], y: &[f64]) -> Vec<f64> {
+    let mut out = Vec::new();
+    for (&t, &y) in t.iter().zip(y) {
+        let mut s = 0.0;
+        for &rate in &m.rates {
+            s += (-rate * t).exp();
+        }
+        out.push(m.amplitude * s - y);
+    }
+    out
+}
+
+/// The closed form: ∂r/∂amplitude = Σ e^(-k t), ∂r/∂k = -amplitude·t·e^(-k t).
+fn decay_closed_form(m: &Decay, t: &[f64]) -> Vec<Vec<f64>> {
+    t.iter()
+        .map(|&t| {
+            let mut row = vec![m.rates.iter().map(|k| (-k * t).exp()).sum::<f64>()];
+            row.extend(m.rates.iter().map(|k| -m.amplitude * t * (-k * t).exp()));
+            row
+        })
+        .collect()
+}
+
+#[test]
+fn a_struct_parameter_gives_a_matrix_in_both_sweep_directions() {
+    let m = Decay {
+        amplitude: 2.0,
+        rates: vec![0.5, 1.5],
+        label: 7,
+    };
+    // 6 residuals, 3 numbers: forward sweeps.
+    let t = [0.0, 0.3, 0.7, 1.0, 1.6, 2.2];
+    let y = [4.0, 3.0, 2.2, 1.7, 1.0, 0.6];
+    let (r, j) = decay_residuals_jacobian(&m, &t, &y);
+    assert_eq!(r, decay_residuals(&m, &t, &y));
+    assert_eq!(j.shape(), (6, 3));
+    for (i, row) in decay_closed_form(&m, &t).iter().enumerate() {
+        for (k, expected) in row.iter().enumerate() {
+            assert_close(j[(i, k)], *expected, 1e-14, &format!("J[{i}][{k}]"));
+        }
+    }
+    let model = |p: &[f64]| Decay {
+        amplitude: p[0],
+        rates: p[1..].to_vec(),
+        label: 7,
+    };
+    assert_jacobian!(
+        |p: &[f64]| decay_residuals(&model(p), &t, &y),
+        j.row_iter(),
+        &[2.0, 0.5, 1.5]
+    );
+    // 2 residuals, 4 numbers: reverse sweeps.
+    let wide = Decay {
+        amplitude: 1.5,
+        rates: vec![0.2, 0.9, 2.0],
+        label: 0,
+    };
+    let (r, j) = decay_residuals_jacobian(&wide, &t[1..3], &y[1..3]);
+    assert_eq!(r, decay_residuals(&wide, &t[1..3], &y[1..3]));
+    assert_eq!(j.shape(), (2, 4));
+    for (i, row) in decay_closed_form(&wide, &t[1..3]).iter().enumerate() {
+        for (k, expected) in row.iter().enumerate() {
+            assert_close(j[i][k], *expected, 1e-14, &format!("J[{i}][{k}]"));
+        }
+    }
+}
+
+/// Forward kinematics of a two-link arm: the links by value, the angles as an array.
+#[derive(Differentiable, Debug, PartialEq)]
+pub struct Links {
+    pub lengths: [f64; 2],
+}
+
+#[grad(jacobian)]
+fn tip(links: Links, angles: [f64; 2]) -> [f64; 2] {
+    let (a, b) = (angles[0], angles[0] + angles[1]);
+    [
+        links.lengths[0] * a.cos() + links.lengths[1] * b.cos(),
+        links.lengths[0] * a.sin() + links.lengths[1] * b.sin(),
+    ]
+}
+
+#[test]
+fn a_struct_by_value_beside_an_array() {
+    let angles = [0.4, 0.9];
+    let links = || Links {
+        lengths: [1.0, 0.5],
+    };
+    let (value, j_links, j_angles) = tip_jacobian(links(), angles);
+    assert_eq!(value, tip(links(), angles));
+    assert_eq!(j_links.shape(), (2, 2));
+    let (a, b) = (0.4f64, 1.3f64);
+    let expected = [[a.cos(), b.cos()], [a.sin(), b.sin()]];
+    for i in 0..2 {
+        for k in 0..2 {
+            assert_close(j_links[i][k], expected[i][k], 1e-15, "∂tip/∂lengths");
+        }
+    }
+    assert_close(j_angles[0][0], -a.sin() - 0.5 * b.sin(), 1e-15, "∂x/∂a");
+    assert_close(j_angles[0][1], -0.5 * b.sin(), 1e-15, "∂x/∂b");
+    assert_close(j_angles[1][0], a.cos() + 0.5 * b.cos(), 1e-15, "∂y/∂a");
+    // The whole Jacobian against differences, the struct's numbers first.
+    let mut rows = Vec::new();
+    for i in 0..2 {
+        let mut row = j_links.row(i).to_vec();
+        row.extend(j_angles[i]);
+        rows.push(row);
+    }
+    assert_jacobian!(
+        |p: &[f64]| tip(
+            Links {
+                lengths: [p[0], p[1]]
+            },
+            [p[2], p[3]]
+        ),
+        &rows,
+        &[1.0, 0.5, 0.4, 0.9]
+    );
+}
+
+#[grad]
+impl Decay {
+    /// The model's curve at two times, and the value at `t` reused in both.
+    #[grad(jacobian)]
+    fn curve(&self, t: f64) -> (f64, f64) {
+        let mut s = 0.0;
+        for &rate in &self.rates {
+            s += (-rate * t).exp();
+        }
+        let at = self.amplitude * s;
+        (at, at * at + t)
+    }
+}
+
+#[test]
+fn self_in_a_jacobian_agrees_with_the_tape() {
+    let m = Decay {
+        amplitude: 0.8,
+        rates: vec![0.3, 1.1],
+        label: 1,
+    };
+    let t = 0.6;
+    let ((c0, c1), j_self, j_t) = m.curve_jacobian(t);
+    assert_eq!((c0, c1), m.curve(t));
+    let tape = Tape::new();
+    let amplitude = tape.var(m.amplitude);
+    let rates: Vec<Var> = m.rates.iter().map(|&k| tape.var(k)).collect();
+    let tv = tape.var(t);
+    let mut s = tape.var(0.0);
+    for &k in &rates {
+        s += (-k * tv).exp();
+    }
+    let at = amplitude * s;
+    let outputs = [at, at * at + tv];
+    let mut inputs = vec![amplitude];
+    inputs.extend(&rates);
+    inputs.push(tv);
+    let reference = tape.jacobian(&outputs, &inputs);
+    assert_eq!(j_self.shape(), (2, 3));
+    for i in 0..2 {
+        for k in 0..3 {
+            assert_close(j_self[i][k], reference[i][k], 1e-15, "∂/∂self against Tape");
+        }
+        assert_close(j_t[i], reference[i][3], 1e-15, "∂/∂t against Tape");
+    }
+}
+
+/// The links by value with more outputs than numbers: forward sweeps, each taking its own
+/// copy of the struct and of its direction.
+#[grad(jacobian)]
+fn link_powers(links: Links) -> [f64; 4] {
+    let (a, b) = (links.lengths[0], links.lengths[1]);
+    [a * b, a * a, b.sin(), (a + b).exp()]
+}
+
+#[test]
+fn a_struct_by_value_in_forward_sweeps() {
+    let links = || Links {
+        lengths: [0.7, -0.4],
+    };
+    let (value, j) = link_powers_jacobian(links());
+    assert_eq!(value, link_powers(links()));
+    let (a, b) = (0.7f64, -0.4f64);
+    let expected = [[b, a], [2.0 * a, 0.0], [0.0, b.cos()], [(a + b).exp(); 2]];
+    assert_eq!(j.shape(), (4, 2));
+    for i in 0..4 {
+        for k in 0..2 {
+            assert_close(j[i][k], expected[i][k], 1e-15, &format!("J[{i}][{k}]"));
+        }
+    }
+}

@@ -351,3 +351,62 @@ mod tests {
         x.copy_from_flat(&[1.0, 2.0]);
     }
 }
+
+/// The numbers of a [`Differentiable`] value by their position in its flat view, for
+/// the Jacobians that `#[grad(jacobian)]` generates of struct parameters (a basis
+/// direction, a row of a block). Not a public API.
+#[doc(hidden)]
+pub mod numbers {
+    use super::Differentiable;
+
+    /// A copy of `x`'s numbers and constants, without `Clone`: `0 + 1·x`, exact.
+    #[must_use]
+    pub fn copy<T: Differentiable>(x: &T) -> T {
+        let mut out = x.zero_like();
+        out.add_scaled(1.0, x);
+        out
+    }
+
+    /// Sets the number at position `k` of the flat view to `value`.
+    pub fn set<T: Differentiable + ?Sized>(x: &mut T, k: usize, value: f64) {
+        let mut at = 0;
+        x.for_each_param_mut(&mut |number| {
+            if at == k {
+                *number = value;
+            }
+            at += 1;
+        });
+    }
+
+    /// Sets every number to 0.
+    pub fn clear<T: Differentiable + ?Sized>(x: &mut T) {
+        x.for_each_param_mut(&mut |number| *number = 0.0);
+    }
+
+    /// Writes the numbers, in the order of the flat view, to the front of `out`.
+    ///
+    /// # Panics
+    /// If `out` is shorter than the value's numbers.
+    pub fn write<T: Differentiable + ?Sized>(x: &T, out: &mut [f64]) {
+        let mut slots = out.iter_mut();
+        x.for_each_param(&mut |number| {
+            *slots.next().expect("a row holds every number") = number;
+        });
+    }
+
+    #[cfg(test)]
+    mod tests {
+        #[test]
+        fn positions_follow_the_flat_view() {
+            let mut x = [[1.0, 2.0], [3.0, 4.0]];
+            super::set(&mut x, 2, 9.0);
+            assert_eq!(x, [[1.0, 2.0], [9.0, 4.0]]);
+            let mut row = [0.0; 4];
+            super::write(&x, &mut row);
+            assert_eq!(row, [1.0, 2.0, 9.0, 4.0]);
+            assert_eq!(super::copy(&x), x);
+            super::clear(&mut x);
+            assert_eq!(x, [[0.0; 2]; 2]);
+        }
+    }
+}

@@ -55,6 +55,8 @@ mod value;
 mod workspace;
 
 #[doc(hidden)]
+pub use differentiable::numbers as differentiable_numbers;
+#[doc(hidden)]
 pub use differentiable::probe as differentiable_probe;
 pub use differentiable::Differentiable;
 pub use error::DomainError;

@@ -12,8 +12,9 @@
 //! the cheaper), reverse sweeps otherwise. A block is (output numbers) × (the parameter's
 //! numbers), row-major: `[[f64; N]; M]` for fixed sizes (`[f64; M]` for a number
 //! parameter), `Vec<[f64; N]>` (`Vec<f64>`) for a `Vec` output, and a
-//! [`Matrix`](../../autodiff/struct.Matrix.html) for a slice parameter. A scalar output's
-//! Jacobian is its gradient, `_grad`'s numbers.
+//! [`Matrix`](../../autodiff/struct.Matrix.html) for a slice or struct parameter (a
+//! struct's numbers in the order of its flat view). A scalar output's Jacobian is its
+//! gradient, `_grad`'s numbers.
 
 use super::{attributes, doc_link, names, partial_type, zero_partial, zeros};
 use crate::check::Activity;
@@ -64,14 +65,33 @@ fn output_count(function: &Function) -> Option<TokenStream> {
     }
 }
 
+/// Whether parameter `index` has a block of run-time width, a row-major matrix: a slice
+/// or a struct.
+fn matrix_block(function: &Function, index: usize) -> bool {
+    let param = &function.params[index];
+    param.strukt.is_some() || function.vars[param.var].slice
+}
+
+/// `numbers::<f>(args)` of the runtime's view of a struct's numbers by position.
+fn numbers(f: &str, args: TokenStream) -> TokenStream {
+    let f = Ident::new(f, Span::call_site());
+    quote!(::autodiff::__private::numbers::#f(#args))
+}
+
 /// The number of numbers of parameter `index`: a constant expression for a number or an
-/// array, `p.len() * …` for a slice.
+/// array, `p.len() * …` for a slice, the count of its flat view for a struct.
 fn param_count(function: &Function, index: usize) -> TokenStream {
     let param = &function.params[index];
     let var = &function.vars[param.var];
     let dims = &var.dims;
     let ident = &param.ident;
-    if var.slice {
+    if let Some(strukt) = &param.strukt {
+        let value = match &param.ty {
+            syn::Type::Reference(_) => quote!(#ident),
+            _ => quote!(&#ident),
+        };
+        quote!(<#strukt as ::autodiff::__private::Differentiable>::param_count(#value))
+    } else if var.slice {
         quote!((#ident.len() #(* (#dims))*))
     } else {
         quote!((1 #(* (#dims))*))
@@ -89,7 +109,7 @@ fn block_type(function: &Function, index: usize) -> TokenStream {
         let dims = &var.dims;
         quote!([#real; 1 #(* (#dims))*])
     };
-    if var.slice {
+    if matrix_block(function, index) {
         return quote!(::autodiff::__private::Matrix<#real>);
     }
     match output_count(function) {
@@ -158,13 +178,6 @@ pub fn jacobian_signature(function: &Function) -> TokenStream {
 
 /// `<name>_jacobian`, or a spanned error for what it cannot differentiate yet.
 pub fn jacobian_fn(function: &Function, activity: &Activity) -> syn::Result<TokenStream> {
-    if let Some(param) = function.params.iter().find(|p| p.strukt.is_some()) {
-        return Err(syn::Error::new_spanned(
-            &param.ident,
-            "`jacobian` does not take struct parameters yet: pass their numbers as arrays \
-             or slices, or use `_vjp` and `_jvp`",
-        ));
-    }
     let signature = jacobian_signature(function);
     let names = names(function);
     let args: Vec<TokenStream> = function
@@ -173,7 +186,10 @@ pub fn jacobian_fn(function: &Function, activity: &Activity) -> syn::Result<Toke
         .map(|p| {
             let ident = &p.ident;
             let by_value = !matches!(p.ty, syn::Type::Reference(_));
-            if by_value && function.vars[p.var].slice {
+            if by_value && p.strukt.is_some() {
+                // Each sweep takes its own copy of a struct passed by value.
+                numbers("copy", quote!(&#ident))
+            } else if by_value && function.vars[p.var].slice {
                 quote!(::core::clone::Clone::clone(&#ident))
             } else {
                 quote!(#ident)
@@ -246,7 +262,7 @@ pub fn jacobian_fn(function: &Function, activity: &Activity) -> syn::Result<Toke
         && function
             .wrt
             .first()
-            .is_some_and(|&i| !function.vars[function.params[i].var].slice);
+            .is_some_and(|&i| !matrix_block(function, i));
     let keep_value = |from: TokenStream| {
         if count.is_some() {
             quote!(#value = ::core::option::Option::Some(#from);)
@@ -272,7 +288,7 @@ pub fn jacobian_fn(function: &Function, activity: &Activity) -> syn::Result<Toke
         } else {
             quote!([#zero; #n])
         };
-        let init = if var.slice {
+        let init = if matrix_block(function, i) {
             quote!(::autodiff::__private::Matrix::zeros(#rows, #col))
         } else if let Some(count) = &count {
             quote!([#row_zero; #count])
@@ -290,7 +306,7 @@ pub fn jacobian_fn(function: &Function, activity: &Activity) -> syn::Result<Toke
         let i = function.wrt[k];
         let var = &function.vars[function.params[i].var];
         let block = &blocks[k];
-        if var.slice {
+        if matrix_block(function, i) {
             quote!(#block.as_mut_slice())
         } else if var.dims.is_empty() {
             quote!((&mut #block[..]))
@@ -314,6 +330,9 @@ pub fn jacobian_fn(function: &Function, activity: &Activity) -> syn::Result<Toke
         tangent_setup.extend(quote!(let mut #t = #init;));
         tangent_args.push(if matches!(param.ty, syn::Type::Reference(_)) {
             quote!(&#t)
+        } else if param.strukt.is_some() {
+            // A struct by value: a copy of the direction, which stays for the next sweep.
+            numbers("copy", quote!(&#t))
         } else if function.vars[param.var].slice {
             quote!(::core::clone::Clone::clone(&#t))
         } else {
@@ -327,8 +346,12 @@ pub fn jacobian_fn(function: &Function, activity: &Activity) -> syn::Result<Toke
         let var = &function.vars[function.params[i].var];
         let t = &tangents[k];
         let depth = var.dims.len() + usize::from(var.slice);
+        let strukt = function.params[i].strukt.is_some();
         let set = |at: &TokenStream, to: &TokenStream| {
-            if depth == 0 {
+            if strukt {
+                let call = numbers("set", quote!(&mut #t, #at, #to));
+                quote!(#call;)
+            } else if depth == 0 {
                 quote!(#t = #to;)
             } else {
                 let view = flat_mut(&t.to_token_stream(), depth - 1);
@@ -429,21 +452,33 @@ pub fn jacobian_fn(function: &Function, activity: &Activity) -> syn::Result<Toke
         let init = zero_partial(function, i);
         buffer_setup.extend(quote!(let mut #buffer = #init;));
         let element = zeros(real, &var.dims);
-        buffer_clear.extend(if var.slice {
+        buffer_clear.extend(if param.strukt.is_some() {
+            let call = numbers("clear", quote!(&mut #buffer));
+            quote!(#call;)
+        } else if var.slice {
             quote!(#buffer.fill(#element);)
         } else {
             quote!(#buffer = #element;)
         });
         buffer_args.push(quote!(&mut #buffer));
-        if let Some(k) = function.wrt.iter().position(|&w| w == i) {
+        let Some(k) = function.wrt.iter().position(|&w| w == i) else {
+            continue;
+        };
+        let col = &cols[k];
+        let block = block_flat(k);
+        if param.strukt.is_some() {
+            let call = numbers(
+                "write",
+                quote!(&#buffer, &mut #block[#row * #col..(#row + 1) * #col]),
+            );
+            copy_rows.extend(quote!(#call;));
+        } else {
             let depth = var.dims.len() + usize::from(var.slice);
             let source = if depth == 0 {
                 quote!((&[#buffer][..]))
             } else {
                 flat(&buffer.to_token_stream(), depth - 1)
             };
-            let col = &cols[k];
-            let block = block_flat(k);
             copy_rows.extend(quote! {
                 #block[#row * #col..(#row + 1) * #col].copy_from_slice(#source);
             });
@@ -593,7 +628,7 @@ fn lanes_count(function: &Function) -> Option<(TokenStream, bool)> {
     let mut terms = Vec::new();
     for &i in &function.wrt {
         let var = &function.vars[function.params[i].var];
-        if var.slice {
+        if matrix_block(function, i) {
             return None;
         }
         let mut n = Some(1u64);

@@ -79,7 +79,7 @@ fn fresh_id() -> u64 {
 /// A node is a value, two parent indices, two partials and the operation that made it
 /// (for second order): 33 bytes, in arrays that grow
 /// by doubling ([`Tape::with_capacity`] avoids the copies). Everything is freed with the
-/// tape. On graphs of 10,000,000 nodes, about 110 bytes per node at the peak of a sweep,
+/// tape. On graphs of 10,000,000 nodes, about 115 bytes per node at the peak of a sweep,
 /// the gradient and the caller's `Var`s included (`autodiff-bench`'s `engine_scale`
 /// example).
 pub struct Tape {
