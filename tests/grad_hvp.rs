@@ -487,3 +487,149 @@ fn hessians_and_products_agree_with_the_tape() {
         assert_close(product[i], tape_product[i], 1e-13, &format!("(H·v)[{i}]"));
     }
 }
+
+// ----- Hessians of run-time size: slices, structs and `self` ----------------------------
+
+/// A logistic regression's loss in its weights (a slice) and its bias.
+#[grad(hessian, wrt(w, b))]
+fn logistic(w: &[f64], b: f64, xs: &[[f64; 3]], ys: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for (x, &y) in xs.iter().zip(ys) {
+        let mut z = b;
+        for k in 0..3 {
+            z += w[k] * x[k];
+        }
+        total += (1.0 + (-y * z).exp()).ln();
+    }
+    total
+}
+
+#[test]
+fn a_slice_hessian_is_a_matrix_matching_its_closed_form() {
+    let xs = [
+        [1.0, 0.5, -0.2],
+        [0.3, -1.0, 0.8],
+        [-0.6, 0.2, 1.5],
+        [0.9, 0.9, -0.4],
+    ];
+    let ys = [1.0, -1.0, 1.0, -1.0];
+    let (w, b) = ([0.2, -0.3, 0.5], 0.1);
+    let (value, dw, db, h) = logistic_hessian(&w, b, &xs, &ys);
+    assert_eq!(value, logistic(&w, b, &xs, &ys));
+    assert_eq!((dw.clone(), db), {
+        let (_, dw, db) = logistic_grad(&w, b, &xs, &ys);
+        (dw, db)
+    });
+    assert_eq!(h.shape(), (4, 4));
+    // H = Σ σ(z)(1-σ(z)) · x̃ x̃ᵀ with x̃ = (x, 1) (y² = 1).
+    let mut expected = [[0.0; 4]; 4];
+    for x in &xs {
+        let xt = [x[0], x[1], x[2], 1.0];
+        let z = b + (0..3).map(|k| w[k] * x[k]).sum::<f64>();
+        let s = 1.0 / (1.0 + (-z).exp());
+        for i in 0..4 {
+            for j in 0..4 {
+                expected[i][j] += s * (1.0 - s) * xt[i] * xt[j];
+            }
+        }
+    }
+    assert_matrix(
+        &h.row_iter().map(<[f64]>::to_vec).collect::<Vec<_>>(),
+        &rows(expected),
+        1e-14,
+        "logistic",
+    );
+    let gradient = |p: &[f64]| {
+        let (_, dw, db) = logistic_grad(&p[..3], p[3], &xs, &ys);
+        let mut g = dw;
+        g.push(db);
+        g
+    };
+    assert_hessian!(gradient, h.row_iter(), &[w[0], w[1], w[2], b][..]);
+}
+
+#[derive(Differentiable, Debug)]
+pub struct Pendulum {
+    pub length: f64,
+    pub masses: Vec<f64>,
+    #[differentiable(skip)]
+    pub gravity: f64,
+}
+
+#[grad]
+impl Pendulum {
+    /// The energy of masses on a string at angle `theta`: the struct's numbers and the
+    /// angle in one Hessian.
+    #[grad(hessian)]
+    fn energy(&self, theta: f64) -> f64 {
+        let mut total = 0.0;
+        for (k, m) in self.masses.iter().enumerate() {
+            let r = self.length * (k as f64 + 1.0);
+            total += m * self.gravity * r * (1.0 - theta.cos()) + 0.5 * m * r * r * theta * theta;
+        }
+        total
+    }
+}
+
+#[grad(hessian)]
+fn spring_energy(p: Pendulum, stretch: [f64; 2]) -> f64 {
+    let k = p.masses[0] * p.length;
+    0.5 * k * (stretch[0] * stretch[0] + stretch[1] * stretch[1]).powf(1.5)
+}
+
+#[test]
+fn struct_and_self_hessians_agree_with_the_tape() {
+    let p = Pendulum {
+        length: 0.7,
+        masses: vec![1.5, 0.4, 2.0],
+        gravity: 9.81,
+    };
+    let theta = 0.3;
+    let (value, d_self, d_theta, h) = p.energy_hessian(theta);
+    assert_eq!(value, p.energy(theta));
+    let (_, g_self, g_theta) = p.energy_grad(theta);
+    assert_eq!(
+        (d_self.to_flat_vec(), d_theta),
+        (g_self.to_flat_vec(), g_theta)
+    );
+    let tape = Tape::new();
+    let length = tape.var(p.length);
+    let masses: Vec<Var> = p.masses.iter().map(|&m| tape.var(m)).collect();
+    let th = tape.var(theta);
+    let mut total = tape.var(0.0);
+    for (k, &m) in masses.iter().enumerate() {
+        let r = length * (k as f64 + 1.0);
+        total += m * p.gravity * r * (1.0 - th.cos()) + 0.5 * m * r * r * th * th;
+    }
+    let mut inputs = vec![length];
+    inputs.extend(&masses);
+    inputs.push(th);
+    let reference = tape.hessian(total, &inputs);
+    assert_eq!(h.shape(), (5, 5));
+    assert_matrix(
+        &h.row_iter().map(<[f64]>::to_vec).collect::<Vec<_>>(),
+        &reference,
+        1e-13,
+        "energy against Tape",
+    );
+
+    // A struct by value beside an array.
+    let make = || Pendulum {
+        length: 0.7,
+        masses: vec![1.5],
+        gravity: 9.81,
+    };
+    let stretch = [0.3, -0.4];
+    let (value, _, _, h) = spring_energy_hessian(make(), stretch);
+    assert_eq!(value, spring_energy(make(), stretch));
+    let gradient = |x: &[f64; 4]| {
+        let p = Pendulum {
+            length: x[0],
+            masses: vec![x[1]],
+            gravity: 9.81,
+        };
+        let (_, dp, ds) = spring_energy_grad(p, [x[2], x[3]]);
+        [dp.length, dp.masses[0], ds[0], ds[1]]
+    };
+    assert_hessian!(gradient, h.row_iter(), &[0.7, 1.5, 0.3, -0.4]);
+}

@@ -603,8 +603,12 @@ impl fmt::Display for HessianReport {
 
 /// Checks a Hessian against central differences of the gradient: column `j` against
 /// `(∇f(x + hⱼeⱼ) − ∇f(x − hⱼeⱼ)) / 2hⱼ`, with the step and the error of [`gradient`]'s
-/// comparison (the floor is a hundredth of the largest difference). For the
-/// `<name>_hessian` of a function of one array: `gradient` is `|x| f_grad(*x).1`.
+/// comparison (the floor is a hundredth of the largest difference).
+///
+/// The point is an array (`&[f64; N]`) or a slice (`&[f64]`), and `gradient` takes the
+/// same; the Hessian is given by its rows: `&[[f64; N]; N]`, or a
+/// [`Matrix`](crate::Matrix)'s `row_iter()`. For the `<name>_hessian` of a function of
+/// one array: `gradient` is `|x| f_grad(*x).1`.
 ///
 /// ```
 /// use autodiff_runtime::check;
@@ -618,22 +622,55 @@ impl fmt::Display for HessianReport {
 ///
 /// let wrong = [[2.0 * at[1], 2.0 * at[0]], [2.0 * at[0], 3.0 * at[1]]];
 /// assert_eq!(check::hessian(gradient, &wrong, &at).worst, (1, 1));
+///
+/// // Of run-time size: f(x) = Σ xᵢ³, H = diag(6xᵢ).
+/// let at = vec![1.0, -2.0, 0.5];
+/// let gradient = |x: &[f64]| x.iter().map(|v| 3.0 * v * v).collect::<Vec<_>>();
+/// let h: Vec<Vec<f64>> = (0..3)
+///     .map(|i| (0..3).map(|j| if i == j { 6.0 * at[i] } else { 0.0 }).collect())
+///     .collect();
+/// assert!(check::hessian(gradient, &h, &at[..]).passed(check::DEFAULT_TOLERANCE));
 /// ```
-pub fn hessian<const N: usize>(
-    gradient: impl Fn(&[f64; N]) -> [f64; N],
-    hessian: &[[f64; N]; N],
-    at: &[f64; N],
-) -> HessianReport {
+///
+/// # Panics
+/// If the Hessian is not `n` rows of `n` numbers, or the gradient not `n` numbers, for a
+/// point of `n` numbers.
+pub fn hessian<P, G, R>(
+    gradient: impl Fn(&P) -> G,
+    hessian: impl IntoIterator<Item = R>,
+    at: &P,
+) -> HessianReport
+where
+    P: ?Sized + ToOwned + AsRef<[f64]>,
+    P::Owned: AsMut<[f64]>,
+    G: AsRef<[f64]>,
+    R: AsRef<[f64]>,
+{
+    use core::borrow::Borrow;
     let step_scale = f64::EPSILON.cbrt();
-    let mut differences = [[0.0; N]; N];
-    for j in 0..N {
-        let h = step_scale * at[j].abs().max(1.0);
-        let (mut up, mut down) = (*at, *at);
-        up[j] += h;
-        down[j] -= h;
-        let (gu, gd) = (gradient(&up), gradient(&down));
-        for i in 0..N {
-            differences[i][j] = (gu[i] - gd[i]) / (up[j] - down[j]);
+    let point = at.as_ref();
+    let n = point.len();
+    let hessian: Vec<Vec<f64>> = hessian.into_iter().map(|r| r.as_ref().to_vec()).collect();
+    assert!(
+        hessian.len() == n && hessian.iter().all(|r| r.len() == n),
+        "check::hessian: the Hessian is not {n} × {n}"
+    );
+    let mut differences = vec![vec![0.0; n]; n];
+    for j in 0..n {
+        let h = step_scale * point[j].abs().max(1.0);
+        let (mut up, mut down) = (at.to_owned(), at.to_owned());
+        up.as_mut()[j] += h;
+        down.as_mut()[j] -= h;
+        let step = up.as_mut()[j] - down.as_mut()[j];
+        let (gu, gd) = (gradient(up.borrow()), gradient(down.borrow()));
+        let (gu, gd) = (gu.as_ref(), gd.as_ref());
+        assert!(
+            gu.len() == n && gd.len() == n,
+            "check::hessian: the gradient has {} numbers, the point {n}",
+            gu.len()
+        );
+        for i in 0..n {
+            differences[i][j] = (gu[i] - gd[i]) / step;
         }
     }
     let largest = differences
@@ -647,8 +684,8 @@ pub fn hessian<const N: usize>(
         entry: (0.0, 0.0),
         asymmetry: 0.0,
     };
-    for i in 0..N {
-        for j in 0..N {
+    for i in 0..n {
+        for j in 0..n {
             let (h, d) = (hessian[i][j], differences[i][j]);
             let error = (h - d).abs() / h.abs().max(d.abs()).max(floor);
             if error > report.max_error || error.is_nan() {

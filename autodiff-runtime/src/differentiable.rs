@@ -367,6 +367,12 @@ pub mod numbers {
         out
     }
 
+    /// The number of numbers (of the flat view).
+    #[must_use]
+    pub fn count<T: Differentiable + ?Sized>(x: &T) -> usize {
+        x.param_count()
+    }
+
     /// Sets the number at position `k` of the flat view to `value`.
     pub fn set<T: Differentiable + ?Sized>(x: &mut T, k: usize, value: f64) {
         let mut at = 0;
