@@ -224,6 +224,8 @@ impl State {
                 }
             })
             .collect();
+        // A struct output's layout too.
+        pending.extend(self.struct_output());
         pending.reverse();
         let mut seen = Vec::new();
         while let Some(ty) = pending.pop() {
@@ -240,6 +242,12 @@ impl State {
             }
         }
         None
+    }
+
+    /// The struct type the function returns, if it returns one: `Self` stands for the type
+    /// of its `impl` block.
+    fn struct_output(&self) -> Option<Type> {
+        struct_output_type(&self.function, self.self_ty.as_ref())
     }
 
     /// `Type! { @grad [args] [layouts] fn … }`: asks the layout macro of `ty` for its
@@ -393,7 +401,25 @@ pub struct Context<'a> {
     pub self_ty: Option<&'a Type>,
 }
 
+/// The struct type `function` returns, if it returns one (`Self`: the `impl` block's type).
+fn struct_output_type(function: &ItemFn, self_ty: Option<&Type>) -> Option<Type> {
+    let syn::ReturnType::Type(_, ty) = &function.sig.output else {
+        return None;
+    };
+    match &**ty {
+        Type::Path(path) if path.qself.is_none() && path.path.is_ident("Self") => self_ty
+            .filter(|ty| !lower::is_self(ty))
+            .and_then(layout::struct_path),
+        ty => layout::struct_path(ty),
+    }
+}
+
 fn try_expand(args: TokenStream, function: ItemFn, context: &Context) -> syn::Result<TokenStream> {
+    if let Some(ty) = struct_output_type(&function, context.self_ty) {
+        if let Some(layout) = context.layouts.get(&ty) {
+            return struct_output(args, function, &ty, layout, context);
+        }
+    }
     let args = args::parse(args)?;
     let original = function.clone();
     let function = lower::lower(function, &args, context)?;
@@ -423,9 +449,122 @@ fn try_expand(args: TokenStream, function: ItemFn, context: &Context) -> syn::Re
     Ok(quote!(#gradient #jvp #jacobian #second #stand_ins))
 }
 
+/// A function returning a struct: the twin of its numbers through the pipeline, hidden,
+/// and the functions of the struct around it (see [`crate::struct_output`]).
+fn struct_output(
+    tokens: TokenStream,
+    function: ItemFn,
+    ty: &Type,
+    layout: &DeriveInput,
+    context: &Context,
+) -> syn::Result<TokenStream> {
+    let args = args::parse(tokens.clone())?;
+    let returned = match &function.sig.output {
+        syn::ReturnType::Type(_, returned) => (**returned).clone(),
+        syn::ReturnType::Default => ty.clone(),
+    };
+    if args.hvp || args.hessian {
+        return Err(syn::Error::new_spanned(
+            &function.sig.output,
+            "`hvp` and `hessian` need a function that returns one number; for a struct \
+             output, ask for `jacobian`",
+        ));
+    }
+    let layout = layout::parse(layout)?;
+    let (twin, fixed) = crate::struct_output::twin(&function, &layout, &returned)?;
+    let inner = try_expand(tokens, twin.clone(), context)?;
+    let lowered = lower::lower(twin.clone(), &args, context)?;
+    let wrappers = crate::struct_output::wrappers(&function, &returned, &lowered, &args, fixed)?;
+    // Under the function's own name, the stand-ins of what it does not have: `_grad`
+    // (not a scalar output), `_jvp` unless asked for.
+    let named = ItemFn {
+        sig: syn::Signature {
+            ident: function.sig.ident.clone(),
+            ..twin.sig.clone()
+        },
+        ..twin.clone()
+    };
+    let stand_ins = lower::lower(named, &args, context)
+        .and_then(|named| {
+            let activity = check::check(&named)?;
+            Ok(codegen::missing::stand_ins(&named, &activity, &args))
+        })
+        .unwrap_or_default();
+    let hidden = hide(quote!(#twin #inner));
+    Ok(quote!(#hidden #wrappers #stand_ins))
+}
+
+/// Every function of `items`, `#[doc(hidden)]`, without warnings of unused variables.
+fn hide(items: TokenStream) -> TokenStream {
+    match syn::parse2::<syn::File>(items.clone()) {
+        Ok(file) => file
+            .items
+            .into_iter()
+            .map(|item| match item {
+                syn::Item::Fn(mut function) => {
+                    function.attrs.retain(|a| !a.path().is_ident("doc"));
+                    function.attrs.insert(0, syn::parse_quote!(#[doc(hidden)]));
+                    // The numbers' twin leaves the struct's constant fields out, and
+                    // with them what only they read.
+                    function
+                        .attrs
+                        .insert(1, syn::parse_quote!(#[allow(unused_variables)]));
+                    quote::ToTokens::into_token_stream(function)
+                }
+                item => quote::ToTokens::into_token_stream(item),
+            })
+            .collect(),
+        Err(_) => items,
+    }
+}
+
 fn with_error(item: TokenStream, error: syn::Error) -> TokenStream {
     let error = error.into_compile_error();
     quote!(#item #error)
+}
+
+/// The stand-ins of a function returning a struct whose body has an error: its `_vjp`,
+/// `_jvp` and `_jacobian` with the struct's types, never reached, and the stand-ins of
+/// what it does not have. `None` for any other function.
+fn struct_output_stub(
+    function: &ItemFn,
+    args: &args::GradArgs,
+    context: &Context,
+) -> Option<TokenStream> {
+    let ty = struct_output_type(function, context.self_ty)?;
+    context.layouts.get(&ty)?;
+    let returned = match &function.sig.output {
+        syn::ReturnType::Type(_, returned) => (**returned).clone(),
+        syn::ReturnType::Default => return None,
+    };
+    let numbers = |ident: syn::Ident| ItemFn {
+        sig: syn::Signature {
+            ident,
+            output: syn::parse_quote!(-> Vec<f64>),
+            ..function.sig.clone()
+        },
+        block: syn::parse_quote!({ Vec::new() }),
+        ..function.clone()
+    };
+    let twin = numbers(crate::struct_output::twin_ident(&function.sig.ident));
+    let lowered = lower::lower(twin, args, context).ok()?;
+    let wrappers =
+        crate::struct_output::wrappers(function, &returned, &lowered, args, false).ok()?;
+    let file = syn::parse2::<syn::File>(wrappers).ok()?;
+    let mut out = TokenStream::new();
+    for item in file.items {
+        if let syn::Item::Fn(mut item) = item {
+            *item.block = syn::parse_quote!({ ::core::unreachable!() });
+            item.attrs
+                .push(syn::parse_quote!(#[allow(unused_variables)]));
+            out.extend(quote!(#item));
+        }
+    }
+    let named = lower::lower(numbers(function.sig.ident.clone()), args, context).ok()?;
+    if let Ok(activity) = check::check(&named) {
+        out.extend(codegen::missing::stand_ins(&named, &activity, args));
+    }
+    Some(out)
 }
 
 /// A body-less stand-in for `<name>_grad` when the signature itself is fine, with the
@@ -442,6 +581,9 @@ fn stub(function: &ItemFn, args: TokenStream, context: &Context) -> TokenStream 
         }
     }
     let function = &function;
+    if let Some(stubs) = struct_output_stub(function, &args, context) {
+        return stubs;
+    }
     let value = match &function.sig.output {
         syn::ReturnType::Type(_, ty) => match &**ty {
             Type::Tuple(tuple) => {

@@ -25,6 +25,7 @@ mod krate;
 mod layout;
 mod lower;
 mod ops;
+mod struct_output;
 #[cfg(test)]
 mod tests;
 mod types;

@@ -677,7 +677,7 @@ pub(super) fn is_binding_name(ident: &Ident) -> bool {
 }
 
 /// An expression without the parentheses and invisible groups around it.
-pub(super) fn strip(expr: &Expr) -> &Expr {
+pub fn strip(expr: &Expr) -> &Expr {
     match expr {
         Expr::Paren(paren) => strip(&paren.expr),
         Expr::Group(group) => strip(&group.expr),

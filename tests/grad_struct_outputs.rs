@@ -1,0 +1,195 @@
+//! Struct outputs: a `#[grad]` function that returns a struct deriving `Differentiable`
+//! has `_vjp` (a seed of the struct's type), `_jvp` (a tangent of the struct's type) and
+//! `_jacobian` (one row per number of the struct, in the order of its flat view). Checked
+//! against closed forms, central differences (`assert_jacobian!`), the `Tape`, and the
+//! modes against each other: `_jvp` against `J·t`, `_vjp` against `uᵀ·J`.
+#![allow(clippy::needless_range_loop)] // the loops are written the way users write them
+
+use autodiff::prelude::*;
+
+mod common;
+use common::assert_close;
+
+/// A state of fixed size with a constant field.
+#[derive(Differentiable, Debug, PartialEq)]
+pub struct State {
+    pub energy: f64,
+    pub position: [f64; 2],
+    #[differentiable(skip)]
+    pub step: usize,
+}
+
+/// Polar to Cartesian, with a shared sub-expression (`r * r`) and a reused variable.
+#[grad(jvp, jacobian)]
+fn state(r: f64, angle: [f64; 2], step: usize) -> State {
+    let r2 = r * r;
+    let c = angle[0].cos();
+    State {
+        energy: 0.5 * r2 + angle[1] * r2,
+        position: [r * c, r * angle[0].sin() * angle[1]],
+        step: step + 1,
+    }
+}
+
+/// The closed form of `state`'s Jacobian: rows energy, x, y; columns r, angle₀, angle₁.
+fn state_jacobian_closed_form(r: f64, a: [f64; 2]) -> [[f64; 3]; 3] {
+    [
+        [r + 2.0 * a[1] * r, 0.0, r * r],
+        [a[0].cos(), -r * a[0].sin(), 0.0],
+        [a[0].sin() * a[1], r * a[0].cos() * a[1], r * a[0].sin()],
+    ]
+}
+
+#[test]
+fn a_fixed_struct_output_has_one_row_per_number() {
+    let (r, angle) = (1.5, [0.4, -0.7]);
+    let (value, j_r, j_angle) = state_jacobian(r, angle, 6);
+    // The value is the function's own, constant field included.
+    assert_eq!(value, state(r, angle, 6));
+    assert_eq!(value.step, 7);
+    let expected = state_jacobian_closed_form(r, angle);
+    for i in 0..3 {
+        assert_close(j_r[i], expected[i][0], 1e-15, &format!("∂[{i}]/∂r"));
+        for k in 0..2 {
+            assert_close(j_angle[i][k], expected[i][1 + k], 1e-15, "∂/∂angle");
+        }
+    }
+    let rows: Vec<Vec<f64>> = (0..3)
+        .map(|i| vec![j_r[i], j_angle[i][0], j_angle[i][1]])
+        .collect();
+    assert_jacobian!(
+        |p: &[f64]| state(p[0], [p[1], p[2]], 6).to_flat_vec(),
+        &rows,
+        &[r, angle[0], angle[1]]
+    );
+}
+
+#[test]
+fn forward_mode_and_the_pullback_agree_with_the_jacobian() {
+    let (r, angle) = (0.8, [1.1, 0.3]);
+    let j = state_jacobian_closed_form(r, angle);
+    // J·t, a tangent of the struct's type; its constant field is the value's.
+    let (t_r, t_angle) = (0.5, [-1.0, 2.0]);
+    let (value, tangent) = state_jvp(r, angle, 2, t_r, t_angle);
+    assert_eq!(value, state(r, angle, 2));
+    assert_eq!(tangent.step, 3);
+    let t = [t_r, t_angle[0], t_angle[1]];
+    let flat = tangent.to_flat_vec();
+    for i in 0..3 {
+        let expected: f64 = (0..3).map(|k| j[i][k] * t[k]).sum();
+        assert_close(flat[i], expected, 1e-14, &format!("(J·t)[{i}]"));
+    }
+    // uᵀ·J, the seed a value of the struct's type (its constant field not read).
+    let seed = State {
+        energy: 2.0,
+        position: [-0.5, 1.5],
+        step: 99,
+    };
+    let (mut d_r, mut d_angle) = (0.0, [0.0; 2]);
+    let value = state_vjp(r, angle, 2, &seed, &mut d_r, &mut d_angle);
+    assert_eq!(value, state(r, angle, 2));
+    let u = seed.to_flat_vec();
+    let d = [d_r, d_angle[0], d_angle[1]];
+    for k in 0..3 {
+        let expected: f64 = (0..3).map(|i| u[i] * j[i][k]).sum();
+        assert_close(d[k], expected, 1e-14, &format!("(uᵀJ)[{k}]"));
+    }
+}
+
+/// A curve of run-time length: a `Vec` field, filled in a loop.
+#[derive(Differentiable, Debug, PartialEq)]
+pub struct Curve {
+    pub level: f64,
+    pub points: Vec<f64>,
+}
+
+#[grad(jacobian, wrt(w))]
+fn curve(w: [f64; 2], t: &[f64]) -> Curve {
+    let mut points = Vec::new();
+    for &t in t {
+        points.push(w[0] * (w[1] * t).exp());
+    }
+    Curve {
+        level: w[0] * w[1],
+        points,
+    }
+}
+
+#[test]
+fn a_vector_field_gives_rows_of_run_time_number() {
+    let w = [1.2, -0.4];
+    for t in [&[0.0, 1.0, 2.5][..], &[0.3][..]] {
+        let (value, j) = curve_jacobian(w, t);
+        assert_eq!(value, curve(w, t));
+        assert_eq!(j.len(), 1 + t.len());
+        assert_close(j[0][0], w[1], 1e-15, "∂level/∂w₀");
+        assert_close(j[0][1], w[0], 1e-15, "∂level/∂w₁");
+        for (i, &t) in t.iter().enumerate() {
+            let e = (w[1] * t).exp();
+            assert_close(j[1 + i][0], e, 1e-15, "∂point/∂w₀");
+            assert_close(j[1 + i][1], w[0] * t * e, 1e-15, "∂point/∂w₁");
+        }
+        assert_jacobian!(|p: &[f64]| curve([p[0], p[1]], t).to_flat_vec(), &j, &w);
+    }
+    // The pullback's seed is a curve of the output's length.
+    let t = [0.5, 1.5];
+    let seed = Curve {
+        level: 1.0,
+        points: vec![2.0, -1.0],
+    };
+    let mut d_w = [0.0; 2];
+    let mut d_t = vec![0.0; 2];
+    let _ = curve_vjp(w, &t, &seed, &mut d_w, &mut d_t);
+    let (_, j) = curve_jacobian(w, &t);
+    let u = seed.to_flat_vec();
+    for k in 0..2 {
+        let expected: f64 = (0..3).map(|i| u[i] * j[i][k]).sum();
+        assert_close(d_w[k], expected, 1e-14, "(uᵀJ) in w");
+    }
+}
+
+/// A method returning `Self`: a local built by a literal (a field by shorthand), then
+/// written by field.
+#[derive(Differentiable, Debug, PartialEq)]
+pub struct Affine {
+    pub scale: f64,
+    pub shift: [f64; 2],
+}
+
+#[grad]
+impl Affine {
+    /// This map composed with itself.
+    #[grad(jacobian)]
+    fn squared(&self) -> Self {
+        let scale = self.scale * self.scale;
+        let mut out = Self {
+            scale,
+            shift: [0.0; 2],
+        };
+        for i in 0..2 {
+            out.shift[i] = self.scale * self.shift[i] + self.shift[i];
+        }
+        out
+    }
+}
+
+#[test]
+fn a_method_returning_self_agrees_with_the_tape() {
+    let map = Affine {
+        scale: 0.7,
+        shift: [2.0, -1.0],
+    };
+    let (value, j) = map.squared_jacobian();
+    assert_eq!(value, map.squared());
+    assert_eq!(j.shape(), (3, 3));
+    let tape = Tape::new();
+    let s = tape.var(map.scale);
+    let b = [tape.var(map.shift[0]), tape.var(map.shift[1])];
+    let outputs = [s * s, s * b[0] + b[0], s * b[1] + b[1]];
+    let reference = tape.jacobian(&outputs, &[s, b[0], b[1]]);
+    for i in 0..3 {
+        for k in 0..3 {
+            assert_close(j[i][k], reference[i][k], 1e-15, &format!("J[{i}][{k}]"));
+        }
+    }
+}
