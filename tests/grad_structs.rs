@@ -339,3 +339,82 @@ fn a_local_vector_as_long_as_a_field() {
     let expected: f64 = c.v.iter().map(|v| 2.0 * (v * x + v) * v).sum();
     assert!((dx - expected).abs() < 1e-12);
 }
+
+// ----- `&mut` parameters that are only read ----------------------------------------------
+
+#[derive(Differentiable, Debug, PartialEq)]
+pub struct Scaler {
+    pub w: [f64; 2],
+    pub bias: f64,
+}
+
+/// A model and a scratch slice taken `&mut` (as a training loop holds them), only read:
+/// differentiated as `&`, called with `&mut` as the original is.
+#[grad(wrt(m, x))]
+fn scaled_loss(m: &mut Scaler, x: f64, scratch: &mut [f64]) -> f64 {
+    let mut total = 0.0;
+    for k in 0..scratch.len() {
+        total += (m.w[k % 2] * x + m.bias * scratch[k]).powi(2);
+    }
+    total
+}
+
+#[grad]
+impl Scaler {
+    /// `&mut self`, only read.
+    #[grad(jvp)]
+    fn response(&mut self, x: &mut [f64; 2]) -> f64 {
+        (self.w[0] * x[0]).tanh() + self.w[1] * x[1] * x[1] + self.bias
+    }
+}
+
+#[test]
+// The generated functions take `&`, and clippy suggests passing `&m`; `&mut m` is what
+// the original takes, and coerces.
+#[allow(clippy::unnecessary_mut_passed)]
+fn mut_parameters_that_are_only_read_are_differentiated_as_shared() {
+    let mut m = Scaler {
+        w: [0.5, -1.5],
+        bias: 0.25,
+    };
+    let mut scratch = vec![1.0, -2.0, 0.5];
+    let (value, dm, dx) = scaled_loss_grad(&mut m, 0.7, &mut scratch);
+    assert_eq!(value, scaled_loss(&mut m, 0.7, &mut scratch));
+    // The same function written with `&`, by hand: central differences.
+    let loss = |w0: f64, w1: f64, bias: f64, x: f64| {
+        let mut m = Scaler { w: [w0, w1], bias };
+        scaled_loss(&mut m, x, &mut [1.0, -2.0, 0.5])
+    };
+    assert_gradient!(
+        |&(w0, w1, b, x): &(f64, f64, f64, f64)| loss(w0, w1, b, x),
+        |&(w0, w1, b, x): &(f64, f64, f64, f64)| {
+            let mut m = Scaler {
+                w: [w0, w1],
+                bias: b,
+            };
+            let (v, dm, dx) = scaled_loss_grad(&mut m, x, &mut [1.0, -2.0, 0.5]);
+            (v, dm.w[0], dm.w[1], dm.bias, dx)
+        },
+        &(0.5, -1.5, 0.25, 0.7)
+    );
+    assert_eq!(dm, scaled_loss_grad(&mut m, 0.7, &mut scratch).1);
+    assert!(dx.is_finite());
+
+    let mut x = [0.3, -0.8];
+    let (value, d_self, d_x) = m.response_grad(&mut x);
+    assert_eq!(value, m.response(&mut x));
+    let t = (0.5f64 * 0.3).tanh();
+    common::assert_close(d_self.w[0], (1.0 - t * t) * 0.3, 1e-15, "∂/∂w0");
+    common::assert_close(d_self.w[1], 0.64, 1e-15, "∂/∂w1");
+    common::assert_close(d_x[1], 2.0 * -1.5 * -0.8, 1e-15, "∂/∂x1");
+    // Forward mode along w0: its tangent is the same partial.
+    let (_, tangent) = m.response_jvp(
+        &mut x,
+        &Scaler {
+            w: [1.0, 0.0],
+            bias: 0.0,
+        },
+        &[0.0, 0.0],
+    );
+    common::assert_close(tangent, d_self.w[0], 1e-15, "tangent along w0");
+}

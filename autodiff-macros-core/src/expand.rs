@@ -36,6 +36,8 @@ pub fn grad(facade: syn::Path, args: TokenStream, item: TokenStream) -> TokenStr
         || crate::types::mentions(&item, &|ident| ident == "Self");
     let self_ty = method.then(|| syn::parse_quote!(Self));
     let original = unused_allowed(function.clone());
+    let mut function = function;
+    crate::shared_refs::share_read_only(&mut function);
     let state = State {
         facade,
         args,
@@ -99,12 +101,13 @@ fn methods(facade: syn::Path, args: TokenStream, mut block: ItemImpl) -> TokenSt
     }
     let self_ty = &*block.self_ty;
     let gradients = marked.into_iter().map(|(args, method)| {
-        let function = ItemFn {
+        let mut function = ItemFn {
             attrs: method.attrs,
             vis: method.vis,
             sig: method.sig,
             block: Box::new(method.block),
         };
+        crate::shared_refs::share_read_only(&mut function);
         State {
             facade: facade.clone(),
             args,

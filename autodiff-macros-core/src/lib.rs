@@ -25,6 +25,7 @@ mod krate;
 mod layout;
 mod lower;
 mod ops;
+mod shared_refs;
 mod struct_output;
 #[cfg(test)]
 mod tests;

@@ -22,6 +22,7 @@ struct Net {
 impl Net {
     #[grad(wrt(x))]
     fn g(&mut self, x: f64) -> f64 {
+        self.w[1] = x;
         self.w[0] * x
     }
 }

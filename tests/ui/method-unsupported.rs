@@ -21,6 +21,7 @@ impl Loss for M {
 impl M {
     #[grad]
     pub fn scale(&mut self, x: f64) -> f64 {
+        self.w *= 2.0;
         self.w * x
     }
 }

@@ -2,6 +2,7 @@ use autodiff::prelude::*;
 
 #[grad(wrt(p))]
 fn f(p: &mut [f64], x: f64) -> f64 {
+    p[1] = x;
     p[0] * x
 }
 

@@ -428,10 +428,14 @@ impl Lowering {
                 }
             }
             _ => {
-                self.error(
-                    &call.method,
-                    format!("#[grad] does not support `.{name}(..)` in an iterator chain; {SUPPORTED_CHAINS}"),
-                );
+                // On a parameter whose type was rejected (a `&mut` written through), the
+                // error under its type is the one.
+                if !self.rejected_root(&call.receiver) {
+                    self.error(
+                        &call.method,
+                        format!("#[grad] does not support `.{name}(..)` in an iterator chain; {SUPPORTED_CHAINS}"),
+                    );
+                }
                 None
             }
         }

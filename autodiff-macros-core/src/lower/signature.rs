@@ -206,8 +206,9 @@ impl Lowering {
                 }) = ty
                 {
                     format!(
-                        "#[grad] does not support `&mut` parameters: pass `&{}` if the \
-                         function only reads it, and return what it would write",
+                        "#[grad] does not differentiate yet a function that writes through a \
+                         `&mut` parameter (one it only reads is taken as `&{}`): return what \
+                         it writes instead",
                         elem.to_token_stream()
                     )
                 } else if float == Float::F64 {
@@ -293,7 +294,8 @@ impl Lowering {
         if receiver.mutability.is_some() && receiver.reference.is_some() {
             self.errors.at(
                 receiver,
-                "#[grad] differentiates methods that take `&self` or `self`, not `&mut self`",
+                "#[grad] does not differentiate yet a method that writes through `&mut self` \
+                 (one that only reads it is taken as `&self`): return what it writes instead",
             );
             self.constant_self = true; // its fields are not reported again
             return None;

@@ -526,6 +526,9 @@ impl Lowering {
             _ => None,
         };
         let Some(ident) = ident else {
+            if self.rejected_root(target) {
+                return None; // a write through a rejected `&mut` parameter: reported once
+            }
             self.error(
                 target,
                 "#[grad] can assign only to local variables and their elements (`x`, `h[i]`)",
@@ -540,6 +543,33 @@ impl Lowering {
             return None;
         };
         self.indexed(var, ident, &index_exprs, target)
+    }
+
+    /// Whether `target` (`m.w[i]`, `self.w`) is rooted at a parameter whose type was
+    /// rejected, or at a `self` that was.
+    pub(super) fn rejected_root(&self, target: &Expr) -> bool {
+        let mut root = target;
+        loop {
+            root = match root {
+                Expr::Field(field) => &field.base,
+                Expr::Index(index) => &index.expr,
+                Expr::Paren(paren) => &paren.expr,
+                Expr::Group(group) => &group.expr,
+                Expr::Unary(unary) => &unary.expr,
+                _ => break,
+            };
+        }
+        let Expr::Path(path) = root else {
+            return false;
+        };
+        match path.path.get_ident() {
+            Some(ident) if ident == "self" => self.constant_self,
+            Some(ident) => self
+                .scopes
+                .lookup(ident)
+                .is_some_and(|var| self.silent.contains(&var)),
+            None => false,
+        }
     }
 
     /// `var[i][j]…`: checks the number of indices and lowers them to integer nodes.
