@@ -418,6 +418,9 @@ fn struct_output_type(function: &ItemFn, self_ty: Option<&Type>) -> Option<Type>
 }
 
 fn try_expand(args: TokenStream, function: ItemFn, context: &Context) -> syn::Result<TokenStream> {
+    if let Some(twin) = crate::inplace::twin(&function)? {
+        return inplace(args, &function, twin, context);
+    }
     if let Some(ty) = struct_output_type(&function, context.self_ty) {
         if let Some(layout) = context.layouts.get(&ty) {
             return struct_output(args, function, &ty, layout, context);
@@ -480,6 +483,36 @@ fn struct_output(
     let wrappers = crate::struct_output::wrappers(&function, &returned, &lowered, &args, fixed)?;
     // Under the function's own name, the stand-ins of what it does not have: `_grad`
     // (not a scalar output), `_jvp` unless asked for.
+    let named = ItemFn {
+        sig: syn::Signature {
+            ident: function.sig.ident.clone(),
+            ..twin.sig.clone()
+        },
+        ..twin.clone()
+    };
+    let stand_ins = lower::lower(named, &args, context)
+        .and_then(|named| {
+            let activity = check::check(&named)?;
+            Ok(codegen::missing::stand_ins(&named, &activity, &args))
+        })
+        .unwrap_or_default();
+    let hidden = hide(quote!(#twin #inner));
+    Ok(quote!(#hidden #wrappers #stand_ins))
+}
+
+/// A function that writes through `&mut` parameters: its twin that takes them by value
+/// through the pipeline, hidden, and the functions around it (see [`crate::inplace`]).
+fn inplace(
+    tokens: TokenStream,
+    function: &ItemFn,
+    twin: ItemFn,
+    context: &Context,
+) -> syn::Result<TokenStream> {
+    let tokens = crate::inplace::rename_wrt(tokens, function);
+    let args = args::parse(tokens.clone())?;
+    let inner = try_expand(tokens, twin.clone(), context)?;
+    let wrappers = crate::inplace::wrappers(function, &inner, context.self_ty.is_some());
+    // Under the function's own name, the stand-ins of what it does not have.
     let named = ItemFn {
         sig: syn::Signature {
             ident: function.sig.ident.clone(),

@@ -20,6 +20,7 @@ mod codegen;
 mod derive;
 mod errors;
 mod expand;
+mod inplace;
 mod ir;
 mod krate;
 mod layout;

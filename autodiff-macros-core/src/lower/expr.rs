@@ -217,7 +217,9 @@ impl Lowering {
             }
             Expr::Reference(reference) => self.error(
                 reference,
-                "#[grad] does not support `&mut`; use the value itself",
+                "#[grad] does not follow yet a write through `&mut` inside a body (a call \
+                 that updates its argument in place): write the update in this function, or \
+                 differentiate the callee on its own (its `_jacobian` takes the `&mut`)",
             ),
             // `bounds(n).0`: a field of a constant call's value.
             Expr::Field(field)

@@ -430,7 +430,16 @@ impl Lowering {
             _ => {
                 // On a parameter whose type was rejected (a `&mut` written through), the
                 // error under its type is the one.
-                if !self.rejected_root(&call.receiver) {
+                if self.rejected_root(&call.receiver) {
+                } else if name.ends_with("_mut") {
+                    self.error(
+                        &call.method,
+                        format!(
+                            "#[grad] writes elements by index (`for i in 0..xs.len() {{ xs[i] = … }}`), \
+                             not through `.{name}()`"
+                        ),
+                    );
+                } else {
                     self.error(
                         &call.method,
                         format!("#[grad] does not support `.{name}(..)` in an iterator chain; {SUPPORTED_CHAINS}"),

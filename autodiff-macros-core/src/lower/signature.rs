@@ -207,8 +207,9 @@ impl Lowering {
                 {
                     format!(
                         "#[grad] does not differentiate yet a function that writes through a \
-                         `&mut` parameter (one it only reads is taken as `&{}`): return what \
-                         it writes instead",
+                         `&mut` parameter of this type (numbers, arrays and slices of numbers \
+                         may be written in place; one only read is taken as `&{}`): return \
+                         what it writes instead",
                         elem.to_token_stream()
                     )
                 } else if float == Float::F64 {

@@ -1,0 +1,177 @@
+//! `&mut` parameters written in place: a function that returns nothing is differentiated
+//! through the value its `&mut` parameter is left with; one that returns a value, through
+//! that value. Derivatives are taken at the values on entry, and every generated function
+//! writes through the parameter as the original does. Checked against closed forms,
+//! central differences, the `Tape`, and the original's writes.
+#![allow(clippy::needless_range_loop)] // the loops are written the way users write them
+
+use autodiff::prelude::*;
+
+mod common;
+use common::assert_close;
+
+/// One explicit Euler step of a pendulum, in place (an ODE stepper).
+#[grad(jvp, jacobian)]
+fn euler(y: &mut [f64; 2], dt: f64) {
+    let a = -(y[0].sin());
+    y[0] += dt * y[1];
+    y[1] += dt * a;
+}
+
+#[test]
+fn an_ode_step_in_place_has_the_jacobian_of_the_step() {
+    let (y0, dt) = ([0.5, 1.0], 0.1);
+    let mut y = y0;
+    let (value, j_y, j_dt) = euler_jacobian(&mut y, dt);
+    // The writes are the original's, and the value is what `y` is left with.
+    let mut expected = y0;
+    euler(&mut expected, dt);
+    assert_eq!(y, expected);
+    assert_eq!(value, expected);
+    // The closed form, at the values on entry.
+    let c = y0[0].cos();
+    assert_eq!(j_y, [[1.0, dt], [-dt * c, 1.0]]);
+    assert_close(j_dt[0], y0[1], 1e-15, "∂y0/∂dt");
+    assert_close(j_dt[1], -y0[0].sin(), 1e-15, "∂y1/∂dt");
+    let rows: Vec<Vec<f64>> = (0..2)
+        .map(|i| vec![j_y[i][0], j_y[i][1], j_dt[i]])
+        .collect();
+    assert_jacobian!(
+        |p: &[f64]| {
+            let mut y = [p[0], p[1]];
+            euler(&mut y, p[2]);
+            y
+        },
+        &rows,
+        &[y0[0], y0[1], dt]
+    );
+    // Forward mode along y₁, and the pullback with a seed on y₀: a column and a row.
+    let mut y = y0;
+    let (after, tangent) = euler_jvp(&mut y, dt, [0.0, 1.0], 0.0);
+    assert_eq!((after, y), (expected, expected));
+    assert_eq!(tangent, [j_y[0][1], j_y[1][1]]);
+    let mut y = y0;
+    let (mut d_y, mut d_dt) = ([0.0; 2], 0.0);
+    let after = euler_vjp(&mut y, dt, [1.0, 0.0], &mut d_y, &mut d_dt);
+    assert_eq!((after, y), (expected, expected));
+    assert_eq!((d_y, d_dt), (j_y[0], j_dt[0]));
+}
+
+/// Residuals written into an output slice.
+#[grad(jacobian, wrt(p))]
+fn residuals_into(p: [f64; 2], t: &[f64], y: &[f64], out: &mut [f64]) {
+    for i in 0..t.len() {
+        out[i] = p[0] * (-p[1] * t[i]).exp() - y[i];
+    }
+}
+
+#[test]
+fn an_output_slice_gives_the_residuals_jacobian() {
+    let (t, y) = ([0.0, 0.5, 1.0, 2.0], [2.1, 1.5, 1.1, 0.6]);
+    let p = [2.0, 0.6];
+    let mut out = vec![0.0; 4];
+    let (value, j) = residuals_into_jacobian(p, &t, &y, &mut out);
+    assert_eq!(value, out);
+    let mut expected = vec![0.0; 4];
+    residuals_into(p, &t, &y, &mut expected);
+    assert_eq!(out, expected);
+    for i in 0..4 {
+        let e = (-p[1] * t[i]).exp();
+        assert_close(j[i][0], e, 1e-15, "∂r/∂p0");
+        assert_close(j[i][1], -p[0] * t[i] * e, 1e-15, "∂r/∂p1");
+    }
+}
+
+/// A loss with a scratch buffer it writes, then reads.
+#[grad(wrt(w))]
+fn cubes(w: &[f64], scratch: &mut [f64]) -> f64 {
+    for i in 0..w.len() {
+        scratch[i] = w[i] * w[i];
+    }
+    let mut total = 0.0;
+    for i in 0..w.len() {
+        total += scratch[i].sqrt() * scratch[i] + w[i] * scratch[i];
+    }
+    total
+}
+
+#[test]
+fn a_scratch_buffer_is_written_as_the_original_writes_it() {
+    let w = [1.5, -0.5, 2.0];
+    let mut scratch = [9.0; 3];
+    let (value, d_w) = cubes_grad(&w, &mut scratch);
+    assert_eq!(scratch, [2.25, 0.25, 4.0]);
+    assert_eq!(value, cubes(&w, &mut [0.0; 3]));
+    // Σ |w|³ + w³: 3w|w| + 3w².
+    for i in 0..3 {
+        assert_close(
+            d_w[i],
+            3.0 * w[i] * w[i].abs() + 3.0 * w[i] * w[i],
+            1e-14,
+            "∂/∂w",
+        );
+    }
+    // Against the Tape.
+    let tape = Tape::new();
+    let vars: Vec<Var> = w.iter().map(|&x| tape.var(x)).collect();
+    let mut total = tape.var(0.0);
+    for &v in &vars {
+        let s = v * v;
+        total += s.sqrt() * s + v * s;
+    }
+    let g = total.gradient();
+    for i in 0..3 {
+        assert_close(d_w[i], g[vars[i]], 1e-15, "against Tape");
+    }
+}
+
+/// A number updated in place, and the value after it: second order too.
+#[grad(hvp)]
+fn accumulate(x: &mut f64, k: f64) -> f64 {
+    *x += k * k;
+    (*x).ln() * *x
+}
+
+#[test]
+fn a_number_in_place_through_second_order() {
+    let (x0, k) = (1.5, 0.8);
+    let mut x = x0;
+    let (value, d_x, d_k) = accumulate_grad(&mut x, k);
+    let after = x0 + k * k;
+    assert_eq!(x, after);
+    assert_eq!(value, accumulate(&mut x0.clone(), k));
+    // f = u ln u with u = x + k²: f' = ln u + 1.
+    let f1 = after.ln() + 1.0;
+    assert_close(d_x, f1, 1e-15, "∂/∂x");
+    assert_close(d_k, f1 * 2.0 * k, 1e-15, "∂/∂k");
+    // H·(1, 0): f'' = 1/u.
+    let mut x = x0;
+    let (_, _, _, h_x, h_k) = accumulate_hvp(&mut x, k, 1.0, 0.0);
+    assert_eq!(x, after);
+    assert_close(h_x, 1.0 / after, 1e-15, "H[x][x]");
+    assert_close(h_k, 2.0 * k / after, 1e-15, "H[k][x]");
+}
+
+/// `wrt(..)` names a written parameter as the function does; an element overwritten
+/// before it is read has a zero partial.
+#[grad(wrt(p))]
+fn overwrite_then_read(p: &mut [f64], x: f64) -> f64 {
+    p[1] = x * p[0];
+    p[0] * x + p[1] * p[1]
+}
+
+#[test]
+fn wrt_a_written_parameter_and_grad_into() {
+    let mut p = vec![1.5, 100.0];
+    let (value, d_p) = overwrite_then_read_grad(&mut p, 2.0);
+    assert_eq!(p, [1.5, 3.0]);
+    assert_eq!(value, 1.5 * 2.0 + 9.0);
+    // f = p0·x + (x·p0)²: ∂/∂p0 = x + 2x²p0, ∂/∂p1 = 0.
+    assert_eq!(d_p, [2.0 + 2.0 * 4.0 * 1.5, 0.0]);
+    // `_grad_into` adds into its buffer, and writes as the original.
+    let mut p = vec![1.5, 100.0];
+    let mut d_p = vec![1.0, 1.0];
+    let value = overwrite_then_read_grad_into(&mut p, 2.0, &mut d_p);
+    assert_eq!((value, p), (12.0, vec![1.5, 3.0]));
+    assert_eq!(d_p, [15.0, 1.0]);
+}
