@@ -299,3 +299,41 @@ fn rows_read_whole_are_copies() {
     let (_, tangent) = recurrent_jvp(&w, &xs, &[1.0, 0.5]);
     assert_close(tangent, dw[0] + 0.5 * dw[1], 1e-13, "jvp");
 }
+
+// ----- vectors collected into locals, arrays written out and taken apart ----------------
+
+/// Predictions collected into a typed local, residuals by a turbofish, and an array
+/// written out and taken apart.
+#[grad(jvp, wrt(w))]
+fn collected(w: [f64; 2], t: &[f64], y: &[f64]) -> f64 {
+    let pred: Vec<f64> = t.iter().map(|&t| w[0] * (w[1] * t).exp()).collect();
+    let resid = pred.iter().zip(y).map(|(p, y)| p - y).collect::<Vec<f64>>();
+    let [a, b] = [w[0] * w[1], w[0] + w[1]];
+    let mut total = a * b;
+    for r in &resid {
+        total += r * r;
+    }
+    total
+}
+
+#[test]
+fn vectors_collected_into_locals_and_literals_taken_apart() {
+    let (t, y) = ([0.0, 0.5, 1.5], [1.2, 1.9, 4.0]);
+    let w = [1.1, 0.7];
+    let (value, d_w) = collected_grad(w, &t, &y);
+    assert_eq!(value, collected(w, &t, &y));
+    // Closed form: f = w0²w1 + w0w1² + Σ (w0·e^(w1 t) − y)².
+    let mut expected = [
+        2.0 * w[0] * w[1] + w[1] * w[1],
+        w[0] * w[0] + 2.0 * w[0] * w[1],
+    ];
+    for (t, y) in t.iter().zip(&y) {
+        let e = (w[1] * t).exp();
+        let r = w[0] * e - y;
+        expected[0] += 2.0 * r * e;
+        expected[1] += 2.0 * r * w[0] * t * e;
+    }
+    assert_all_close(&d_w, &expected, 1e-13, "∂/∂w");
+    let (_, tangent) = collected_jvp(w, &t, &y, [0.0, 1.0]);
+    assert_close(tangent, d_w[1], 1e-13, "tangent along w1");
+}

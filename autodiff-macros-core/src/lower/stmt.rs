@@ -666,6 +666,24 @@ impl Lowering {
         if let (Pat::Slice(slice), Some(init)) = (pat, &local.init) {
             return self.destructure(slice, &init.expr);
         }
+        // `let v: Vec<f64> = xs.iter().map(|x| …).collect();`: the loop that pushes each.
+        if let (Pat::Ident(name), Some(init)) = (pat, &local.init) {
+            if let Some((items, item, value)) = map_collect(strip_expr(&init.expr)) {
+                if init.diverge.is_none() && name.by_ref.is_none() && name.subpat.is_none() {
+                    let ident = &name.ident;
+                    let statements: Vec<syn::Stmt> = syn::parse_quote! {
+                        let mut #ident = Vec::new();
+                        for #item in #items {
+                            #ident.push(#value);
+                        }
+                    };
+                    for statement in &statements {
+                        self.statement(statement);
+                    }
+                    return;
+                }
+            }
+        }
         if let (Pat::Tuple(tuple), Some(init)) = (pat, &local.init) {
             return self.untuple(tuple, &init.expr);
         }
@@ -1076,9 +1094,25 @@ impl Lowering {
 
     fn destructure(&mut self, slice: &syn::PatSlice, init: &Expr) {
         let Expr::Path(path) = strip_expr(init) else {
+            if matches!(strip_expr(init), Expr::Array(_)) {
+                // `let [a, b] = [x * y, x + y];`: the array bound to a local first.
+                let parts = Ident::new(
+                    &format!("__autodiff_parts{}", self.vars.len()),
+                    expr_span(init),
+                );
+                let statements: Vec<syn::Stmt> = syn::parse_quote! {
+                    let #parts = #init;
+                    let #slice = #parts;
+                };
+                for statement in &statements {
+                    self.statement(statement);
+                }
+                return;
+            }
             self.error(
                 init,
-                "#[grad] takes an array apart only when it is named (`let [a, b] = w;`)",
+                "#[grad] takes an array apart when it is named (`let [a, b] = w;`) or written \
+                 out (`let [a, b] = [x, y];`)",
             );
             return;
         };
