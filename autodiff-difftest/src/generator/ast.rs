@@ -314,6 +314,15 @@ pub enum ArrayInit {
     Literal(Vec<Expr>),
     /// `vec![0.0; xs.len()]`.
     VecZeros(String),
+    /// `xs.iter().map(|&x| e).collect::<Vec<_>>()`: a vector of `xs.len()` elements.
+    Collect {
+        /// The slice mapped.
+        of: String,
+        /// The closure's parameter.
+        var: String,
+        /// The closure's value.
+        value: Expr,
+    },
 }
 
 /// A statement.
@@ -357,6 +366,8 @@ pub enum Stmt {
     },
     /// `let [a, _, c] = w;`
     Destructure(Vec<Option<String>>, String),
+    /// `let [a, _, c] = [e1, e2, e3];`
+    DestructureLiteral(Vec<Option<String>>, Vec<Expr>),
     /// `place op= e;` (`op` is `""` for plain `=`).
     Assign(Place, &'static str, Expr),
     /// `k += 1;`
@@ -948,6 +959,10 @@ impl Writer {
                             .join(", ")
                     ),
                     ArrayInit::VecZeros(of) => format!("vec![{zero}; {of}.len()]"),
+                    ArrayInit::Collect { of, var, value } => format!(
+                        "{of}.iter().map(|&{var}| {}).collect::<Vec<_>>()",
+                        self.root(value)
+                    ),
                 };
                 self.line(&format!("let {m}{name} = {init};"));
             }
@@ -963,6 +978,15 @@ impl Writer {
             Stmt::Destructure(names, array) => {
                 let names: Vec<&str> = names.iter().map(|n| n.as_deref().unwrap_or("_")).collect();
                 self.line(&format!("let [{}] = {array};", names.join(", ")));
+            }
+            Stmt::DestructureLiteral(names, values) => {
+                let names: Vec<&str> = names.iter().map(|n| n.as_deref().unwrap_or("_")).collect();
+                let values: Vec<String> = values.iter().map(|e| self.root(e)).collect();
+                self.line(&format!(
+                    "let [{}] = [{}];",
+                    names.join(", "),
+                    values.join(", ")
+                ));
             }
             Stmt::Assign(place, op, value) => {
                 let place = match place {
@@ -1239,9 +1263,14 @@ pub fn visit_stmts(stmts: &[Stmt], f: &mut dyn FnMut(&Expr)) {
                 init: ArrayInit::Literal(items),
                 ..
             }
+            | Stmt::DestructureLiteral(_, items)
             | Stmt::LetTuple(_, TupleInit::Exprs(items)) => {
                 items.iter().for_each(|e| visit_expr(e, f))
             }
+            Stmt::LetArray {
+                init: ArrayInit::Collect { value, .. },
+                ..
+            } => visit_expr(value, f),
             Stmt::LetTuple(_, TupleInit::Call(_, args)) => {
                 for a in args {
                     if let Arg::Real(e) = a {

@@ -671,11 +671,30 @@ impl Lowering {
             if let Some((items, item, value)) = map_collect(strip_expr(&init.expr)) {
                 if init.diverge.is_none() && name.by_ref.is_none() && name.subpat.is_none() {
                     let ident = &name.ident;
-                    let statements: Vec<syn::Stmt> = syn::parse_quote! {
-                        let mut #ident = Vec::new();
-                        for #item in #items {
-                            #ident.push(#value);
+                    let statements: Vec<syn::Stmt> = if self.loop_bodies == 0 {
+                        syn::parse_quote! {
+                            let mut #ident = Vec::new();
+                            for #item in #items {
+                                #ident.push(#value);
+                            }
                         }
+                    } else if let Some(of) = mapped_slice(items) {
+                        // In a loop, where a vector cannot grow: one of the slice's length,
+                        // assigned element by element.
+                        let k = Ident::new("__autodiff_k", Span::call_site());
+                        syn::parse_quote! {
+                            let mut #ident = vec![0.0; #of.len()];
+                            for (#k, #item) in #of.iter().enumerate() {
+                                #ident[#k] = #value;
+                            }
+                        }
+                    } else {
+                        self.error(
+                            &init.expr,
+                            "#[grad] collects into a vector inside a loop only a slice mapped \
+                             (`xs.iter().map(|&x| …).collect()`); outside loops, any chain",
+                        );
+                        return;
                     };
                     for statement in &statements {
                         self.statement(statement);
@@ -1449,6 +1468,20 @@ fn map_collect(expr: &Expr) -> Option<(&Expr, &Pat, &Expr)> {
         pat => pat,
     };
     Some((&map.receiver, pat, &closure.body))
+}
+
+/// `xs` of `xs.iter()`, `&xs` or `xs` (a slice named by a variable): the items of a
+/// collect whose length is `xs.len()`.
+fn mapped_slice(items: &Expr) -> Option<&Expr> {
+    let named = |e: &Expr| matches!(strip_expr(e), Expr::Path(p) if p.path.get_ident().is_some());
+    match strip_expr(items) {
+        Expr::MethodCall(call) if call.method == "iter" && call.args.is_empty() => {
+            named(&call.receiver).then_some(&*call.receiver)
+        }
+        Expr::Reference(reference) if named(&reference.expr) => Some(&*reference.expr),
+        e if named(e) => Some(e),
+        _ => None,
+    }
 }
 
 pub(super) fn is_vec_of(ty: &syn::Type, float: crate::ir::Float) -> bool {

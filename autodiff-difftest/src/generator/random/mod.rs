@@ -424,6 +424,24 @@ impl Gen {
 
     /// A slice parameter (`vec![0.0; xs.len()]` inside a loop or a branch must take its
     /// length from a parameter, as the README's error list says).
+    /// A visible slice parameter of numbers (not of rows).
+    fn number_slice(&self) -> Option<String> {
+        self.visible()
+            .into_iter()
+            .find(|v| {
+                matches!(
+                    &v.kind,
+                    Kind::Array {
+                        len: ALen::Run,
+                        owner: Owner::Borrowed,
+                        inner: None,
+                        ..
+                    }
+                )
+            })
+            .map(|v| v.name)
+    }
+
     fn slice_param_name(&self) -> Option<String> {
         self.visible()
             .into_iter()

@@ -272,6 +272,18 @@ impl Gen {
                 out.push(Stmt::Item(format!("const {name}: f64 = {text};")));
                 self.consts.push(name);
             }
+            94 if self.chance(0.3) => {
+                // `let [a, _, c] = [e1, e2, e3];`
+                let n = self.rng.random_range(1..4);
+                let values: Vec<Expr> = (0..n).map(|_| self.expr(1)).collect();
+                let names: Vec<Option<String>> = (0..n)
+                    .map(|_| (!self.chance(0.3)).then(|| self.fresh("e")))
+                    .collect();
+                out.push(Stmt::DestructureLiteral(names.clone(), values));
+                for name in names.into_iter().flatten() {
+                    self.declare(&name, Kind::Real { deref: false }, false);
+                }
+            }
             94 => {
                 let arrays: Vec<Var> = self
                     .arrays()
@@ -401,9 +413,24 @@ impl Gen {
                 None,
                 Owner::Array,
             )
-        } else {
+        } else if self.chance(0.5) || self.number_slice().is_none() {
             let of = slice_param.expect("a slice parameter");
             (ArrayInit::VecZeros(of), ALen::Run, None, Owner::Vec)
+        } else {
+            // A vector collected from a slice of numbers mapped:
+            // `let v = xs.iter().map(|&m| …).collect::<Vec<_>>();`.
+            let of = self.number_slice().expect("a slice of numbers");
+            let var = self.fresh("m");
+            self.push_scope();
+            self.declare(&var, Kind::Real { deref: false }, false);
+            let value = self.expr(1);
+            self.pop_scope();
+            (
+                ArrayInit::Collect { of, var, value },
+                ALen::Run,
+                None,
+                Owner::Vec,
+            )
         };
         let mutable = !matches!(init, ArrayInit::Literal(_)) || self.chance(0.5);
         out.push(Stmt::LetArray {
