@@ -633,3 +633,165 @@ fn struct_and_self_hessians_agree_with_the_tape() {
     };
     assert_hessian!(gradient, h.row_iter(), &[0.7, 1.5, 0.3, -0.4]);
 }
+
+// ----- second order through calls that pass arrays and slices whole -----------------------
+
+#[grad(hvp)]
+fn weighted_dot(u: &[f64; 2], v: &[f64; 2]) -> f64 {
+    u[0] * v[0] + u[1] * v[1] * u[1]
+}
+
+#[grad(hvp)]
+fn norm_squared(xs: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for x in xs {
+        total += x * x * x;
+    }
+    total
+}
+
+/// A local array and a parameter passed whole, and a differentiated slice.
+#[grad(hvp, hessian)]
+fn through_whole_calls(w: [f64; 2], x: f64) -> f64 {
+    let v = [x, x * x];
+    weighted_dot(&w, &v) + x.sin()
+}
+
+/// Data passed whole (left out of `wrt(..)`): its tangent is zero.
+#[grad(hvp, hessian, wrt(w))]
+fn with_data(w: [f64; 2], x: [f64; 2]) -> f64 {
+    weighted_dot(&w, &x).powi(2)
+}
+
+#[grad(hvp)]
+fn slice_through(xs: &[f64], a: f64) -> f64 {
+    a * norm_squared(xs)
+}
+
+#[test]
+fn hessians_through_calls_that_pass_arrays_whole() {
+    let (w, x) = ([1.0, 2.0], 0.5);
+    let (value, _, _, h) = through_whole_calls_hessian(w, x);
+    assert_eq!(value, through_whole_calls(w, x));
+    // f = w0·x + w1²·x² + sin x.
+    let expected = [
+        [0.0, 0.0, 1.0],
+        [0.0, 2.0 * x * x, 4.0 * w[1] * x],
+        [1.0, 4.0 * w[1] * x, 2.0 * w[1] * w[1] - x.sin()],
+    ];
+    assert_matrix(&rows(h), &rows(expected), 1e-14, "through_whole_calls");
+    assert_hessian!(
+        |p: &[f64; 3]| {
+            let (_, dw, dx) = through_whole_calls_grad([p[0], p[1]], p[2]);
+            [dw[0], dw[1], dx]
+        },
+        &h,
+        &[w[0], w[1], x]
+    );
+
+    let data = [0.5, -1.0];
+    let (value, gradient, h) = with_data_hessian(w, data);
+    assert_eq!((value, gradient), {
+        let (v, g) = with_data_grad(w, data);
+        (v, g)
+    });
+    // f = (0.5·w0 − w1²)².
+    let inner = 0.5 * w[0] - w[1] * w[1];
+    let expected = [
+        [0.5, -2.0 * w[1]],
+        [-2.0 * w[1], 8.0 * w[1] * w[1] - 4.0 * inner],
+    ];
+    assert_matrix(&rows(h), &rows(expected), 1e-14, "with_data");
+
+    // A differentiated slice passed whole: H·v against the Tape.
+    let xs = [0.5, -1.5, 2.0];
+    let direction = [1.0, 0.5, -0.25];
+    let (value, d_xs, d_a, h_xs, h_a) = slice_through_hvp(&xs, 0.7, &direction, 0.3);
+    assert_eq!(value, slice_through(&xs, 0.7));
+    let tape = Tape::new();
+    let vars: Vec<Var> = xs.iter().map(|&x| tape.var(x)).collect();
+    let a = tape.var(0.7);
+    let mut total = tape.var(0.0);
+    for &x in &vars {
+        total += x * x * x;
+    }
+    let f = a * total;
+    let mut inputs = vars.clone();
+    inputs.push(a);
+    let mut along = direction.to_vec();
+    along.push(0.3);
+    let (gradient, product) = tape.hvp(f, &inputs, &along);
+    for i in 0..3 {
+        assert_close(d_xs[i], gradient[i], 1e-14, "∂/∂xs");
+        assert_close(h_xs[i], product[i], 1e-14, "(H·v) in xs");
+    }
+    assert_close(d_a, gradient[3], 1e-14, "∂/∂a");
+    assert_close(h_a, product[3], 1e-14, "(H·v) in a");
+}
+
+#[derive(Differentiable, Debug, PartialEq)]
+pub struct Anchor {
+    pub k: f64,
+    pub rest: [f64; 2],
+}
+
+#[grad(hvp)]
+fn anchor_energy(s: &Anchor, x: [f64; 2]) -> f64 {
+    0.5 * s.k * ((x[0] - s.rest[0]).powi(2) + (x[1] - s.rest[1]).powi(2))
+}
+
+/// A struct and an array passed whole.
+#[grad(hessian)]
+fn anchored_work(s: &Anchor, x: [f64; 2]) -> f64 {
+    anchor_energy(s, x) * x[0]
+}
+
+#[test]
+fn a_hessian_through_a_call_that_passes_a_struct_whole() {
+    let s = Anchor {
+        k: 2.0,
+        rest: [0.5, 1.0],
+    };
+    let x = [1.0, 2.0];
+    let (value, _, _, h) = anchored_work_hessian(&s, x);
+    assert_eq!(value, anchored_work(&s, x));
+    assert_eq!(h.shape(), (5, 5));
+    let gradient = |p: &[f64; 5]| {
+        let s = Anchor {
+            k: p[0],
+            rest: [p[1], p[2]],
+        };
+        let (_, ds, dx) = anchored_work_grad(&s, [p[3], p[4]]);
+        [ds.k, ds.rest[0], ds.rest[1], dx[0], dx[1]]
+    };
+    assert_hessian!(gradient, h.row_iter(), &[2.0, 0.5, 1.0, 1.0, 2.0]);
+}
+
+#[grad(hvp)]
+fn weighted_rows(w: &[f64], xs: &[f64]) -> f64 {
+    w[0] * xs[0] + w[1] * xs[1] * w[1]
+}
+
+/// Data slices passed whole, left out of `wrt(..)`: their tangent is a zero vector.
+#[grad(hvp, hessian, wrt(w))]
+fn data_loss(w: &[f64], xs: &[f64]) -> f64 {
+    weighted_rows(w, xs).powi(2)
+}
+
+#[test]
+fn a_hessian_through_a_call_that_passes_data_slices_whole() {
+    let (w, xs) = ([1.0, 2.0], [0.5, -1.0]);
+    let (value, gradient, h) = data_loss_hessian(&w, &xs);
+    assert_eq!(value, data_loss(&w, &xs));
+    assert_eq!(gradient, data_loss_grad(&w, &xs).1);
+    let inner = 0.5 * w[0] - w[1] * w[1];
+    let expected = [
+        [0.5, -2.0 * w[1]],
+        [-2.0 * w[1], 8.0 * w[1] * w[1] - 4.0 * inner],
+    ];
+    for i in 0..2 {
+        for j in 0..2 {
+            assert_close(h[(i, j)], expected[i][j], 1e-14, "H");
+        }
+    }
+}

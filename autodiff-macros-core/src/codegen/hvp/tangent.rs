@@ -43,6 +43,7 @@ pub fn tangent_function(function: &Function, activity: &Activity) -> syn::Result
         vars: function.vars.clone(),
         tangent_vars: HashMap::new(),
         hoisted: HashMap::new(),
+        reported: Vec::new(),
         errors: crate::errors::Errors::default(),
     };
     let mut params = function.params.clone();
@@ -159,6 +160,8 @@ struct Transform<'a> {
     /// Calls moved ahead of their statement (see [`Transform::hoist_calls`]): the call's
     /// node, which now reads the value, and the variable holding its tangent.
     hoisted: HashMap<NodeId, VarId>,
+    /// Calls reported already (an argument this transformation cannot follow).
+    reported: Vec<NodeId>,
     errors: crate::errors::Errors,
 }
 
@@ -336,11 +339,13 @@ impl Transform<'_> {
                     self.op("add", vec![sum, term], span, out)
                 }))
             }
+            NodeKind::Pullback { .. } if self.reported.contains(&id) => None,
             NodeKind::Pullback { .. } => {
                 self.errors.push(syn::Error::new(
                     span,
-                    "`hvp` and `hessian` do not differentiate yet through calls that pass \
-                     arrays, slices or structs whole; `_grad` and `_jvp` do",
+                    "`hvp` and `hessian` do not differentiate yet through this call (a method, \
+                     or a call of several outputs, that takes arrays, slices or structs \
+                     whole); `_grad` and `_jvp` do",
                 ));
                 None
             }
@@ -827,8 +832,17 @@ impl Transform<'_> {
             .iter()
             .copied()
             .filter(|&id| {
-                matches!(self.source.nodes[id].kind, NodeKind::Call { .. })
-                    && self.activity.node(id)
+                let callable = match &self.source.nodes[id].kind {
+                    NodeKind::Call { .. } => true,
+                    // A call passing arrays whole, of a function (not a method).
+                    NodeKind::Pullback {
+                        callee: crate::ir::Callee::Path(_),
+                        outputs: 1,
+                        ..
+                    } => true,
+                    _ => false,
+                };
+                callable && self.activity.node(id)
             })
             .collect();
         if calls.is_empty() {
@@ -836,16 +850,35 @@ impl Transform<'_> {
         }
         let mut stmt = stmt.clone();
         for call in calls {
-            let NodeKind::Call { path, args } = self.source.nodes[call].kind.clone() else {
-                continue;
+            let (path, args, whole) = match self.source.nodes[call].kind.clone() {
+                NodeKind::Call { path, args } => (
+                    path,
+                    args.iter()
+                        .map(|&a| crate::ir::CallArg::Value(a))
+                        .collect::<Vec<_>>(),
+                    false,
+                ),
+                NodeKind::Pullback {
+                    callee: crate::ir::Callee::Path(path),
+                    args,
+                    ..
+                } => (path, args, true),
+                _ => continue,
             };
+            let value_args: Vec<NodeId> = args
+                .iter()
+                .flat_map(|arg| match arg {
+                    crate::ir::CallArg::Value(node) => vec![*node],
+                    crate::ir::CallArg::Whole { place, .. } => place.indices.clone(),
+                })
+                .collect();
             let span = self.source.nodes[call].span;
             let Some(list) = stmt.nodes_mut() else {
                 break;
             };
             // What the arguments are computed from, within the statement.
             let mut moved = Vec::new();
-            let mut stack = args.clone();
+            let mut stack = value_args.clone();
             while let Some(id) = stack.pop() {
                 if list.contains(&id) && !moved.contains(&id) {
                     moved.push(id);
@@ -876,12 +909,35 @@ impl Transform<'_> {
             list.retain(|id| !moved.contains(id));
             let mut memo = HashMap::new();
             let mut tangents = Vec::new();
-            for &arg in &args {
-                let t = match self.tangent(arg, &mut memo, &mut hoisted) {
-                    Some(t) => t,
-                    None => self.real_constant("0.0", span, &mut hoisted),
+            for arg in &args {
+                let tangent = match arg {
+                    crate::ir::CallArg::Value(arg) => {
+                        let t = match self.tangent(*arg, &mut memo, &mut hoisted) {
+                            Some(t) => t,
+                            None => self.real_constant("0.0", span, &mut hoisted),
+                        };
+                        crate::ir::CallArg::Value(t)
+                    }
+                    crate::ir::CallArg::Whole {
+                        place,
+                        reference,
+                        deref,
+                    } => match self.whole_arg_tangent(
+                        place,
+                        (*reference, *deref),
+                        span,
+                        &mut hoisted,
+                        out,
+                    ) {
+                        Some(t) => t,
+                        None => continue,
+                    },
                 };
-                tangents.push(t);
+                tangents.push(tangent);
+            }
+            if tangents.len() != args.len() {
+                self.reported.push(call);
+                continue;
             }
             let mut callee = path.clone();
             if let Some(last) = callee.segments.last_mut() {
@@ -889,11 +945,8 @@ impl Transform<'_> {
                 let name = name.strip_prefix("r#").unwrap_or(&name);
                 last.ident = syn::Ident::new(&format!("{name}_tangent"), last.ident.span());
             }
-            let call_args = args
-                .iter()
-                .chain(&tangents)
-                .map(|&n| crate::ir::CallArg::Value(n))
-                .collect();
+            let call_args = args.iter().chain(&tangents).cloned().collect();
+            let _ = whole;
             let pullback = NodeKind::Pullback {
                 callee: crate::ir::Callee::Path(callee),
                 args: call_args,
@@ -919,13 +972,99 @@ impl Transform<'_> {
     /// carries a gradient (which this transformation cannot follow yet).
     fn no_calls(&mut self, nodes: &[NodeId]) {
         for &id in nodes {
-            let call = matches!(self.source.nodes[id].kind, NodeKind::Pullback { .. });
+            let call = matches!(self.source.nodes[id].kind, NodeKind::Pullback { .. })
+                && !self.hoisted.contains_key(&id);
             if call && self.activity.node(id) {
                 let mut memo = HashMap::new();
                 let mut scratch = Vec::new();
                 self.tangent(id, &mut memo, &mut scratch);
             }
         }
+    }
+
+    /// The tangent of an array, a slice or a struct passed whole to a call: the tangent
+    /// variable's same place, or a zero local of its shape where the array or slice has no
+    /// tangent (data, or left out of `wrt(..)`). `None` (with an error) for a struct without
+    /// one.
+    fn whole_arg_tangent(
+        &mut self,
+        place: &Place,
+        (reference, deref): (bool, bool),
+        span: Span,
+        call_nodes: &mut Vec<NodeId>,
+        out: &mut Block,
+    ) -> Option<crate::ir::CallArg> {
+        if let Some(&tangent) = self.tangent_vars.get(&place.var) {
+            // The indices (of a row passed whole), computed with the call.
+            let indices = place
+                .indices
+                .iter()
+                .map(|&i| self.copy_index(i, call_nodes))
+                .collect();
+            return Some(crate::ir::CallArg::Whole {
+                place: Place {
+                    var: tangent,
+                    indices,
+                },
+                reference,
+                deref,
+            });
+        }
+        let v = &self.source.vars[place.var];
+        let below = place.indices.len().saturating_sub(usize::from(v.slice));
+        let strukt = self.source.struct_param(place.var).is_some()
+            || self.source.field(place.var).is_some_and(|f| f.strukt);
+        if strukt {
+            self.errors.push(syn::Error::new(
+                span,
+                "`hvp` and `hessian` do not differentiate yet through a call that passes a \
+                 struct whole when the struct has no tangent (left out of `wrt(..)`); `_grad` \
+                 and `_jvp` do",
+            ));
+            return None;
+        }
+        let dims = v.dims.get(below..).unwrap_or(&[]).to_vec();
+        let zero_var = self.temporary();
+        self.vars[zero_var].dims = dims.clone();
+        let mut nodes = Vec::new();
+        let zero = if v.slice && place.indices.is_empty() {
+            // A slice: a zero vector of its length, never written, so the sweep reads it
+            // where it is (as a parameter's) rather than a copy taken at the call.
+            self.vars[zero_var].slice = true;
+            self.vars[zero_var].is_param = true;
+            let len = self.push(NodeKind::Len(place.var), Num::Int, span, &mut nodes);
+            let element = super::super::zeros(self.source.real, &dims);
+            self.push(
+                NodeKind::Vector {
+                    element: Some(element),
+                    len,
+                },
+                Num::Real,
+                span,
+                &mut nodes,
+            )
+        } else {
+            self.constant(
+                super::super::zeros(self.source.real, &dims),
+                span,
+                &mut nodes,
+            )
+        };
+        out.push(Stmt::Let {
+            var: zero_var,
+            value: Some(zero),
+            nodes,
+        });
+        let vector = self.vars[zero_var].slice;
+        Some(crate::ir::CallArg::Whole {
+            place: Place {
+                var: zero_var,
+                indices: Vec::new(),
+            },
+            // A slice's zero is a local vector: lent as the slice was.
+            reference: reference || vector,
+            deref: false,
+        })
     }
 
     /// The tangent of a whole array or vector value written to `var`: the tangent of
