@@ -449,8 +449,8 @@ pub struct Function {
     /// `#[grad(reassociate)]`: the gradient may add the sums its loops accumulate in
     /// another order (its value may differ from the function's in the last bits).
     pub reassociate: bool,
-    /// `#[grad(hvp)]` too: the program's main function, when nothing in it calls another
-    /// function (which second order does not follow yet).
+    /// `#[grad(hvp)]` too: the program's main function and its helpers, when the program
+    /// has no methods, struct or tuple output (see [`Program::second_order_applies`]).
     pub second_order: bool,
 }
 
@@ -1395,10 +1395,14 @@ impl Program {
         !stopped
     }
 
-    /// Whether its main function gets `#[grad(hvp)]`: it calls no other function and
-    /// returns one number.
+    /// Whether its main function and its helpers get `#[grad(hvp)]`: no methods, no
+    /// struct, one output, and helpers without `wrt(..)` that return one number.
     pub fn second_order_applies(&self) -> bool {
-        self.helpers.is_empty()
+        // Calls of helpers, of numbers or passing arrays and slices whole, are followed;
+        // a helper returning a tuple (a call of several outputs) is not yet.
+        self.helpers
+            .iter()
+            .all(|h| h.outputs.is_empty() && h.wrt.is_none())
             && self.methods.is_empty()
             && self.structure.is_none()
             && !self.long

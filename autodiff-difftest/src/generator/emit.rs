@@ -34,8 +34,13 @@ pub fn module(name: &str, program: &Program) -> String {
         (Target::Grad, format!("#[grad]\nimpl {STRUCT}")),
         (Target::Tape, format!("impl<'t> {STRUCT}Tape<'t>")),
     ] {
+        // Second order follows calls: the helpers of a program whose main function
+        // gets `hvp` get it too.
+        let second_order = program.second_order_applies();
         for f in &program.helpers {
-            s.push_str(&render_function(f, target, false, single));
+            let mut f = f.clone();
+            f.second_order = second_order;
+            s.push_str(&render_function(&f, target, false, single));
         }
         if !program.methods.is_empty() {
             let _ = writeln!(s, "{methods_of} {{");
@@ -45,7 +50,7 @@ pub fn module(name: &str, program: &Program) -> String {
             s.push_str("}\n");
         }
         let mut main = program.main.clone();
-        main.second_order = program.second_order_applies();
+        main.second_order = second_order;
         s.push_str(&render_function(&main, target, true, single));
     }
     let main = &program.main;

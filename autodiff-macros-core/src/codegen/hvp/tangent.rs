@@ -44,6 +44,8 @@ pub fn tangent_function(function: &Function, activity: &Activity) -> syn::Result
         tangent_vars: HashMap::new(),
         hoisted: HashMap::new(),
         reported: Vec::new(),
+        zeros: Vec::new(),
+        zero_lets: Vec::new(),
         errors: crate::errors::Errors::default(),
     };
     let mut params = function.params.clone();
@@ -91,8 +93,10 @@ pub fn tangent_function(function: &Function, activity: &Activity) -> syn::Result
             });
         }
     }
+    let block = transform.block(&function.body);
     let mut body = prologue;
-    body.extend(transform.block(&function.body));
+    body.append(&mut transform.zero_lets);
+    body.extend(block);
     let Transform {
         nodes,
         vars,
@@ -162,6 +166,11 @@ struct Transform<'a> {
     hoisted: HashMap<NodeId, VarId>,
     /// Calls reported already (an argument this transformation cannot follow).
     reported: Vec<NodeId>,
+    /// Zeros passed whole as the tangents of what has none, by the variable and the
+    /// number of indices they stand for: declared at the top of the function, and read
+    /// in place as a parameter is (never written).
+    zeros: Vec<((VarId, usize), VarId)>,
+    zero_lets: Vec<Stmt>,
     errors: crate::errors::Errors,
 }
 
@@ -909,8 +918,16 @@ impl Transform<'_> {
             list.retain(|id| !moved.contains(id));
             let mut memo = HashMap::new();
             let mut tangents = Vec::new();
+            let mut skipped = 0;
             for arg in &args {
                 let tangent = match arg {
+                    // An integer or a flag has no tangent, nor a tangent parameter.
+                    crate::ir::CallArg::Value(arg)
+                        if matches!(self.source.nodes[*arg].num, Num::Int | Num::Bool) =>
+                    {
+                        skipped += 1;
+                        continue;
+                    }
                     crate::ir::CallArg::Value(arg) => {
                         let t = match self.tangent(*arg, &mut memo, &mut hoisted) {
                             Some(t) => t,
@@ -927,7 +944,6 @@ impl Transform<'_> {
                         (*reference, *deref),
                         span,
                         &mut hoisted,
-                        out,
                     ) {
                         Some(t) => t,
                         None => continue,
@@ -935,7 +951,7 @@ impl Transform<'_> {
                 };
                 tangents.push(tangent);
             }
-            if tangents.len() != args.len() {
+            if tangents.len() + skipped != args.len() {
                 self.reported.push(call);
                 continue;
             }
@@ -992,7 +1008,6 @@ impl Transform<'_> {
         (reference, deref): (bool, bool),
         span: Span,
         call_nodes: &mut Vec<NodeId>,
-        out: &mut Block,
     ) -> Option<crate::ir::CallArg> {
         if let Some(&tangent) = self.tangent_vars.get(&place.var) {
             // The indices (of a row passed whole), computed with the call.
@@ -1023,15 +1038,47 @@ impl Transform<'_> {
             ));
             return None;
         }
+        let vector = v.slice && place.indices.is_empty();
+        // A parameter that is a reference (`w: &[f64; 3]`), passed as it is: its zero, a
+        // local, is lent (a slice's zero too, a local vector).
+        let lent = place.indices.is_empty()
+            && !deref
+            && self
+                .source
+                .params
+                .iter()
+                .any(|p| p.var == place.var && matches!(p.ty, syn::Type::Reference(_)));
+        let key = (place.var, place.indices.len());
+        let whole = |zero_var| crate::ir::CallArg::Whole {
+            place: Place {
+                var: zero_var,
+                indices: Vec::new(),
+            },
+            reference: reference || vector || lent,
+            deref: false,
+        };
+        if let Some(&(_, zero_var)) = self.zeros.iter().find(|(k, _)| *k == key) {
+            return Some(whole(zero_var));
+        }
+        if vector && !v.is_param {
+            self.errors.push(syn::Error::new(
+                span,
+                "`hvp` and `hessian` do not differentiate yet through a call that passes a \
+                 local vector whole; `_grad` and `_jvp` do",
+            ));
+            return None;
+        }
         let dims = v.dims.get(below..).unwrap_or(&[]).to_vec();
         let zero_var = self.temporary();
         self.vars[zero_var].dims = dims.clone();
+        // Never written: the sweep reads it where it is, as a parameter's, rather than a
+        // copy taken at each call.
+        self.vars[zero_var].is_param = true;
+        self.zeros.push((key, zero_var));
         let mut nodes = Vec::new();
-        let zero = if v.slice && place.indices.is_empty() {
-            // A slice: a zero vector of its length, never written, so the sweep reads it
-            // where it is (as a parameter's) rather than a copy taken at the call.
+        let zero = if vector {
+            // A slice: a zero vector of its length.
             self.vars[zero_var].slice = true;
-            self.vars[zero_var].is_param = true;
             let len = self.push(NodeKind::Len(place.var), Num::Int, span, &mut nodes);
             let element = super::super::zeros(self.source.real, &dims);
             self.push(
@@ -1050,21 +1097,12 @@ impl Transform<'_> {
                 &mut nodes,
             )
         };
-        out.push(Stmt::Let {
+        self.zero_lets.push(Stmt::Let {
             var: zero_var,
             value: Some(zero),
             nodes,
         });
-        let vector = self.vars[zero_var].slice;
-        Some(crate::ir::CallArg::Whole {
-            place: Place {
-                var: zero_var,
-                indices: Vec::new(),
-            },
-            // A slice's zero is a local vector: lent as the slice was.
-            reference: reference || vector,
-            deref: false,
-        })
+        Some(whole(zero_var))
     }
 
     /// The tangent of a whole array or vector value written to `var`: the tangent of
