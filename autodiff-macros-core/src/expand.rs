@@ -483,19 +483,7 @@ fn struct_output(
     let wrappers = crate::struct_output::wrappers(&function, &returned, &lowered, &args, fixed)?;
     // Under the function's own name, the stand-ins of what it does not have: `_grad`
     // (not a scalar output), `_jvp` unless asked for.
-    let named = ItemFn {
-        sig: syn::Signature {
-            ident: function.sig.ident.clone(),
-            ..twin.sig.clone()
-        },
-        ..twin.clone()
-    };
-    let stand_ins = lower::lower(named, &args, context)
-        .and_then(|named| {
-            let activity = check::check(&named)?;
-            Ok(codegen::missing::stand_ins(&named, &activity, &args))
-        })
-        .unwrap_or_default();
+    let stand_ins = named_stand_ins(&function.sig.ident, &twin, &args, context);
     let hidden = hide(quote!(#twin #inner));
     Ok(quote!(#hidden #wrappers #stand_ins))
 }
@@ -513,21 +501,32 @@ fn inplace(
     let inner = try_expand(tokens, twin.clone(), context)?;
     let wrappers = crate::inplace::wrappers(function, &inner, context.self_ty.is_some());
     // Under the function's own name, the stand-ins of what it does not have.
+    let stand_ins = named_stand_ins(&function.sig.ident, &twin, &args, context);
+    let hidden = hide(quote!(#twin #inner));
+    Ok(quote!(#hidden #wrappers #stand_ins))
+}
+
+/// The stand-ins (`codegen::missing`) of a twin's missing functions under the name
+/// `ident` of the function it stands for, whose callers use that name.
+fn named_stand_ins(
+    ident: &syn::Ident,
+    twin: &ItemFn,
+    args: &args::GradArgs,
+    context: &Context,
+) -> TokenStream {
     let named = ItemFn {
         sig: syn::Signature {
-            ident: function.sig.ident.clone(),
+            ident: ident.clone(),
             ..twin.sig.clone()
         },
         ..twin.clone()
     };
-    let stand_ins = lower::lower(named, &args, context)
+    lower::lower(named, args, context)
         .and_then(|named| {
             let activity = check::check(&named)?;
-            Ok(codegen::missing::stand_ins(&named, &activity, &args))
+            Ok(codegen::missing::stand_ins(&named, &activity, args))
         })
-        .unwrap_or_default();
-    let hidden = hide(quote!(#twin #inner));
-    Ok(quote!(#hidden #wrappers #stand_ins))
+        .unwrap_or_default()
 }
 
 /// Every function of `items`, `#[doc(hidden)]`, without warnings of unused variables.

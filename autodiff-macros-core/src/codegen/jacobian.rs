@@ -73,9 +73,30 @@ fn matrix_block(function: &Function, index: usize) -> bool {
 }
 
 /// `numbers::<f>(args)` of the runtime's view of a struct's numbers by position.
-fn numbers(f: &str, args: TokenStream) -> TokenStream {
+pub(super) fn numbers(f: &str, args: TokenStream) -> TokenStream {
     let f = Ident::new(f, Span::call_site());
     quote!(::autodiff::__private::numbers::#f(#args))
+}
+
+/// The arguments of `function`'s parameters for a sibling called once per sweep (or per
+/// product): a struct passed by value is copied for each (without `Clone`), a vector by
+/// value cloned.
+pub(super) fn repeated_args(function: &Function) -> Vec<TokenStream> {
+    function
+        .params
+        .iter()
+        .map(|p| {
+            let ident = &p.ident;
+            let by_value = !matches!(p.ty, syn::Type::Reference(_));
+            if by_value && p.strukt.is_some() {
+                numbers("copy", quote!(&#ident))
+            } else if by_value && function.vars[p.var].slice {
+                quote!(::core::clone::Clone::clone(&#ident))
+            } else {
+                quote!(#ident)
+            }
+        })
+        .collect()
 }
 
 /// The number of numbers of parameter `index`: a constant expression for a number or an
@@ -180,22 +201,7 @@ pub fn jacobian_signature(function: &Function) -> TokenStream {
 pub fn jacobian_fn(function: &Function, activity: &Activity) -> syn::Result<TokenStream> {
     let signature = jacobian_signature(function);
     let names = names(function);
-    let args: Vec<TokenStream> = function
-        .params
-        .iter()
-        .map(|p| {
-            let ident = &p.ident;
-            let by_value = !matches!(p.ty, syn::Type::Reference(_));
-            if by_value && p.strukt.is_some() {
-                // Each sweep takes its own copy of a struct passed by value.
-                numbers("copy", quote!(&#ident))
-            } else if by_value && function.vars[p.var].slice {
-                quote!(::core::clone::Clone::clone(&#ident))
-            } else {
-                quote!(#ident)
-            }
-        })
-        .collect();
+    let args = repeated_args(function);
     if function.outputs == 1 && function.output.is_none() {
         // One output: the Jacobian is the gradient.
         let grad = &names.grad;

@@ -113,6 +113,45 @@ impl Nodes {
         self.values.len()
     }
 
+    /// Visits `out` and the nodes it depends on, from the newest to the oldest, each with
+    /// its edges `(parent, partial)`, the third included: `visit` passes the node's
+    /// adjoint on to its parents. Only ancestors of `out` are visited, so an unrelated
+    /// node with an infinite partial cannot turn a 0 into NaN.
+    fn sweep(&self, out: usize, mut visit: impl FnMut(usize, &[(usize, f64)])) {
+        let mut reached = vec![false; out + 1];
+        reached[out] = true;
+        let third = &self.third;
+        let mut next_third = third.partition_point(|edge| edge.node as usize <= out);
+        for i in (0..=out).rev() {
+            let third_edge = match next_third.checked_sub(1) {
+                Some(t) if third[t].node as usize == i => {
+                    next_third = t;
+                    Some(&third[t])
+                }
+                _ => None,
+            };
+            if !reached[i] {
+                continue;
+            }
+            let mut edges = [(0, 0.0); 3];
+            let mut len = 0;
+            for (&parent, &partial) in self.parents[i].iter().zip(&self.partials[i]) {
+                if parent != NONE {
+                    edges[len] = (parent as usize, partial);
+                    len += 1;
+                }
+            }
+            if let Some(edge) = third_edge {
+                edges[len] = (edge.parent as usize, edge.partial);
+                len += 1;
+            }
+            for &(parent, _) in &edges[..len] {
+                reached[parent] = true;
+            }
+            visit(i, &edges[..len]);
+        }
+    }
+
     /// The tangent of every node up to `out` along the direction that moves each of
     /// `inputs` by the matching entry of `direction`, from one sweep in creation order, and
     /// whether an input reaches the node (a node that none reaches keeps a zero tangent and
@@ -421,43 +460,15 @@ impl<'t> Var<'t> {
     #[must_use]
     pub fn gradient(self) -> Gradient {
         let nodes = self.tape.nodes.borrow();
-        let len = nodes.len();
         let out = self.index as usize;
-        let mut adjoints = vec![0.0; len];
-        // Whether a node is an ancestor of `self` (or `self`): only those propagate, so an
-        // unrelated node with an infinite partial cannot turn a 0 into NaN.
-        let mut reached = vec![false; out + 1];
+        let mut adjoints = vec![0.0; nodes.len()];
         adjoints[out] = 1.0;
-        reached[out] = true;
-        let third = &nodes.third;
-        let mut next_third = third.partition_point(|edge| edge.node as usize <= out);
-        for i in (0..=out).rev() {
-            let third_edge = match next_third.checked_sub(1) {
-                Some(t) if third[t].node as usize == i => {
-                    next_third = t;
-                    Some(&third[t])
-                }
-                _ => None,
-            };
-            if !reached[i] {
-                continue;
-            }
+        nodes.sweep(out, |i, edges| {
             let adjoint = adjoints[i];
-            let parents = nodes.parents[i];
-            let partials = nodes.partials[i];
-            for (&parent, &partial) in parents.iter().zip(&partials) {
-                if parent != NONE {
-                    let parent = parent as usize;
-                    adjoints[parent] += partial * adjoint;
-                    reached[parent] = true;
-                }
+            for &(parent, partial) in edges {
+                adjoints[parent] += partial * adjoint;
             }
-            if let Some(edge) = third_edge {
-                let parent = edge.parent as usize;
-                adjoints[parent] += edge.partial * adjoint;
-                reached[parent] = true;
-            }
-        }
+        });
         Gradient {
             tape: self.tape.id,
             adjoints,

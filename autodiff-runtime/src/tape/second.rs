@@ -266,38 +266,15 @@ impl Tape {
         let (tangent, has_tangent) = nodes.tangents(out, inputs, direction);
         let mut adjoint = vec![0.0; out + 1];
         let mut adjoint_tangent = vec![0.0; out + 1];
-        // Only ancestors of the output propagate, as in `Var::gradient`.
-        let mut reached = vec![false; out + 1];
         adjoint[out] = 1.0;
-        reached[out] = true;
-        let third = &nodes.third;
-        let mut next_third = third.partition_point(|edge| edge.node as usize <= out);
-        for i in (0..=out).rev() {
-            let third_edge = match next_third.checked_sub(1) {
-                Some(t) if third[t].node as usize == i => {
-                    next_third = t;
-                    Some(&third[t])
-                }
-                _ => None,
-            };
-            if !reached[i] {
-                continue;
-            }
+        nodes.sweep(out, |i, edges| {
             let (a, at) = (adjoint[i], adjoint_tangent[i]);
-            let edges = nodes.parents[i]
-                .iter()
-                .zip(&nodes.partials[i])
-                .filter(|(&parent, _)| parent != NONE)
-                .map(|(&parent, &partial)| (parent, partial))
-                .chain(third_edge.map(|edge| (edge.parent, edge.partial)));
-            for (parent, partial) in edges {
-                let parent = parent as usize;
+            for &(parent, partial) in edges {
                 adjoint[parent] += partial * a;
                 adjoint_tangent[parent] += partial * at;
-                reached[parent] = true;
             }
             nodes.second_order(i, a, &tangent, &has_tangent, &mut adjoint_tangent);
-        }
+        });
         let at_inputs = |values: &[f64]| -> Vec<f64> {
             inputs
                 .iter()

@@ -426,34 +426,25 @@ impl Gen {
     /// length from a parameter, as the README's error list says).
     /// A visible slice parameter of numbers (not of rows).
     fn number_slice(&self) -> Option<String> {
-        self.visible()
-            .into_iter()
-            .find(|v| {
-                matches!(
-                    &v.kind,
-                    Kind::Array {
-                        len: ALen::Run,
-                        owner: Owner::Borrowed,
-                        inner: None,
-                        ..
-                    }
-                )
-            })
-            .map(|v| v.name)
+        self.slice_param(true)
     }
 
     fn slice_param_name(&self) -> Option<String> {
+        self.slice_param(false)
+    }
+
+    /// A visible slice parameter; `numbers`: of numbers only, not of rows.
+    fn slice_param(&self, numbers: bool) -> Option<String> {
         self.visible()
             .into_iter()
-            .find(|v| {
-                matches!(
-                    &v.kind,
-                    Kind::Array {
-                        len: ALen::Run,
-                        owner: Owner::Borrowed,
-                        ..
-                    }
-                )
+            .find(|v| match &v.kind {
+                Kind::Array {
+                    len: ALen::Run,
+                    owner: Owner::Borrowed,
+                    inner,
+                    ..
+                } => !numbers || inner.is_none(),
+                _ => false,
             })
             .map(|v| v.name)
     }

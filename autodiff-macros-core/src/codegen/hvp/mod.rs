@@ -393,10 +393,7 @@ fn hessian_matrix_body(function: &Function, hvp: &TokenStream) -> TokenStream {
         Ident::new("__rest", Span::mixed_site()),
         Ident::new("__n", Span::mixed_site()),
     );
-    let numbers = |f: &str, args: TokenStream| {
-        let f = Ident::new(f, Span::call_site());
-        quote!(::autodiff::__private::numbers::#f(#args))
-    };
+    let numbers = super::jacobian::numbers;
     let outputs = function.wrt.len();
     let mut setup = TokenStream::new();
     let mut counts = Vec::new();
@@ -466,21 +463,7 @@ fn hessian_matrix_body(function: &Function, hvp: &TokenStream) -> TokenStream {
         });
     }
     // Arguments passed by value are given to each product as copies.
-    let args: Vec<TokenStream> = function
-        .params
-        .iter()
-        .map(|p| {
-            let ident = &p.ident;
-            let by_value = !matches!(p.ty, syn::Type::Reference(_));
-            if by_value && p.strukt.is_some() {
-                numbers("copy", quote!(&#ident))
-            } else if by_value && function.vars[p.var].slice {
-                quote!(::core::clone::Clone::clone(&#ident))
-            } else {
-                quote!(#ident)
-            }
-        })
-        .collect();
+    let args = super::jacobian::repeated_args(function);
     let gradient_parts = (0..outputs).map(|k| {
         let field = syn::Index::from(1 + k);
         quote!(#result.#field)
