@@ -23,8 +23,8 @@
 //! generated code, [`Value`](crate::Value) and [`Tape`](crate::Tape) all call these rules,
 //! so the three engines agree bit for bit on every operation.
 //!
-//! Their second partial derivatives, for second order on a [`Tape`](crate::Tape), are in
-//! [`second`].
+//! Their second partial derivatives, for second order on a `Tape`, are in `second` (with
+//! the `std` feature, as the `Tape` is).
 //!
 //! # Subgradients at kinks
 //! Where an operation is not differentiable, the rule returns a fixed, documented
@@ -40,6 +40,7 @@
 //! infinities), exactly like the value.
 
 pub mod generic;
+#[cfg(feature = "std")]
 pub mod second;
 
 /// The `f64` entry points: each calls the rule of the same name in [`generic`].
