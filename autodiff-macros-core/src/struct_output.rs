@@ -233,11 +233,10 @@ pub fn twin(function: &ItemFn, layout: &Layout, ty: &Type) -> syn::Result<(ItemF
     Ok((twin, fixed))
 }
 
-/// What a wrapper needs of the function: its call arguments, copies of the structs it
-/// takes by value for a first call, and how a sibling is called.
+/// What a wrapper needs of the function: its call arguments, and copies of the structs
+/// it takes by value for a first call.
 struct Calls<'a> {
     function: &'a ItemFn,
-    in_impl: bool,
 }
 
 impl Calls<'_> {
@@ -274,29 +273,6 @@ impl Calls<'_> {
             })
             .collect()
     }
-
-    /// `name` as a sibling of the function: through `Self::` in an `impl` block.
-    fn path(&self, name: &Ident) -> TokenStream {
-        let turbofish = {
-            let params: Vec<&Ident> = self
-                .function
-                .sig
-                .generics
-                .const_params()
-                .map(|c| &c.ident)
-                .collect();
-            (!params.is_empty()).then(|| quote!(::<#(#params),*>))
-        };
-        let name = Ident::new(
-            &name.to_string(),
-            Span::mixed_site().located_at(name.span()),
-        );
-        if self.in_impl {
-            quote!(Self::#name #turbofish)
-        } else {
-            quote!(#name #turbofish)
-        }
-    }
 }
 
 /// Which parameters are structs passed by value (copied for a first call).
@@ -327,17 +303,14 @@ pub fn wrappers(
     args: &GradArgs,
     fixed: bool,
 ) -> syn::Result<TokenStream> {
-    let calls = Calls {
-        function: original,
-        in_impl: lowered.in_impl,
-    };
+    let calls = Calls { function: original };
     let structs = by_value_structs(lowered);
     let count = original.sig.inputs.len();
     let ident = &original.sig.ident;
     let name = ident.to_string();
     let name = name.strip_prefix("r#").unwrap_or(&name).to_string();
     let twin = twin_ident(ident);
-    let primal = calls.path(ident);
+    let primal = crate::codegen::jacobian::sibling(lowered, ident);
     let value = local("__autodiff_value");
     let mut out = TokenStream::new();
 
@@ -394,7 +367,7 @@ pub fn wrappers(
             quote!(&#numbers),
         )
     };
-    let twin_vjp = calls.path(&crate::codegen::vjp_ident(&twin));
+    let twin_vjp = crate::codegen::jacobian::sibling(lowered, &crate::codegen::vjp_ident(&twin));
     *item.block = syn::parse_quote!({
         #make
         ::autodiff::__private::numbers::write(#seed, &mut #numbers[..]);
@@ -435,7 +408,8 @@ pub fn wrappers(
                     pat
                 })
                 .collect();
-            let twin_jvp = calls.path(&crate::codegen::jvp::jvp_ident(&twin));
+            let twin_jvp =
+                crate::codegen::jacobian::sibling(lowered, &crate::codegen::jvp::jvp_ident(&twin));
             let tangent = local("__autodiff_tangent");
             *item.block = syn::parse_quote!({
                 let (_, #tangent) = #twin_jvp(#(#copies,)* #(#tangents),*);
@@ -474,7 +448,10 @@ pub fn wrappers(
                     }
                 }
             }
-            let twin_jacobian = calls.path(&crate::codegen::jacobian::jacobian_ident(&twin));
+            let twin_jacobian = crate::codegen::jacobian::sibling(
+                lowered,
+                &crate::codegen::jacobian::jacobian_ident(&twin),
+            );
             let result = local("__autodiff_result");
             let parts = (1..=blocks).map(syn::Index::from);
             *item.block = syn::parse_quote!({

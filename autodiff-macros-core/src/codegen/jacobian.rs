@@ -37,7 +37,7 @@ fn local(name: &str) -> Ident {
 /// How the generated code calls a function generated beside `function` (or `function`
 /// itself): by a mixed-site name, through `Self::` in an `impl` block, with the const
 /// generic parameters.
-fn sibling(function: &Function, ident: &Ident) -> TokenStream {
+pub(crate) fn sibling(function: &Function, ident: &Ident) -> TokenStream {
     let ident = Ident::new(
         &ident.to_string(),
         Span::mixed_site().located_at(ident.span()),

@@ -859,19 +859,18 @@ impl Transform<'_> {
         }
         let mut stmt = stmt.clone();
         for call in calls {
-            let (path, args, whole) = match self.source.nodes[call].kind.clone() {
+            let (path, args) = match self.source.nodes[call].kind.clone() {
                 NodeKind::Call { path, args } => (
                     path,
                     args.iter()
                         .map(|&a| crate::ir::CallArg::Value(a))
                         .collect::<Vec<_>>(),
-                    false,
                 ),
                 NodeKind::Pullback {
                     callee: crate::ir::Callee::Path(path),
                     args,
                     ..
-                } => (path, args, true),
+                } => (path, args),
                 _ => continue,
             };
             let value_args: Vec<NodeId> = args
@@ -962,7 +961,6 @@ impl Transform<'_> {
                 last.ident = syn::Ident::new(&format!("{name}_tangent"), last.ident.span());
             }
             let call_args = args.iter().chain(&tangents).cloned().collect();
-            let _ = whole;
             let pullback = NodeKind::Pullback {
                 callee: crate::ir::Callee::Path(callee),
                 args: call_args,
