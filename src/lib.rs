@@ -197,7 +197,7 @@ pub mod __private {
     pub use autodiff_runtime::differentiable_probe as probe;
     pub use autodiff_runtime::missing;
     pub use autodiff_runtime::parallel;
-    pub use autodiff_runtime::{loops, rules, Differentiable, F64Ext, Flat, Lanes};
+    pub use autodiff_runtime::{loops, rules, Differentiable, F64Ext, Flat, Lanes, PartialOf};
     #[cfg(feature = "alloc")]
     pub use {alloc::vec, autodiff_runtime::Matrix, autodiff_runtime::Workspace};
 }

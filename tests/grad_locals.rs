@@ -300,6 +300,60 @@ fn rows_read_whole_are_copies() {
     assert_close(tangent, dw[0] + 0.5 * dw[1], 1e-13, "jvp");
 }
 
+/// Arrays assigned whole: a recurrence that keeps its state in an array (`h = next;`),
+/// and a row of a 2-D local assigned from an array (`hs[t] = h;`), both read again later.
+#[grad(jvp, hvp)]
+#[allow(clippy::needless_range_loop)] // indexed as users write it
+fn assigned_whole(w: [f64; 3], x: [f64; 2]) -> f64 {
+    let mut h = x;
+    let mut hs = [[0.0; 2]; 3];
+    for t in 0..3 {
+        let next = [(w[0] * h[0] + w[1] * h[1]).tanh(), h[0] * w[2] + h[1]];
+        h = next;
+        hs[t] = h;
+    }
+    let mut total = 0.0;
+    for t in 0..3 {
+        total += hs[t][0] * hs[t][1];
+    }
+    total + h[0]
+}
+
+#[test]
+fn arrays_assigned_whole_are_copies() {
+    let w = [0.6, -1.1, 0.3];
+    let x = [0.4, -0.2];
+    let by_hand = |p: &[f64]| {
+        let (mut a, mut b) = (p[3], p[4]);
+        let mut total = 0.0;
+        for _ in 0..3 {
+            let next = ((p[0] * a + p[1] * b).tanh(), a * p[2] + b);
+            (a, b) = next;
+            total += a * b;
+        }
+        total + a
+    };
+    let (value, dw, dx) = assigned_whole_grad(w, x);
+    let point = [w[0], w[1], w[2], x[0], x[1]];
+    assert_close(value, by_hand(&point), 1e-14, "value");
+    let numeric = fd_gradient(by_hand, &point);
+    assert_all_close(
+        &[dw[0], dw[1], dw[2], dx[0], dx[1]],
+        &numeric,
+        1e-8,
+        "differences",
+    );
+    let (_, tangent) = assigned_whole_jvp(w, x, [1.0, 0.0, 0.5], [0.0, 1.0]);
+    assert_close(tangent, dw[0] + 0.5 * dw[2] + dx[1], 1e-13, "jvp");
+    let (_, _, _, hv_w, _) = assigned_whole_hvp(w, x, [1.0, 0.0, 0.0], [0.0, 0.0]);
+    let h = 1e-5;
+    let up = assigned_whole_grad([w[0] + h, w[1], w[2]], x).1;
+    let down = assigned_whole_grad([w[0] - h, w[1], w[2]], x).1;
+    for k in 0..3 {
+        assert_close(hv_w[k], (up[k] - down[k]) / (2.0 * h), 1e-6, "hvp");
+    }
+}
+
 // ----- vectors collected into locals, arrays written out and taken apart ----------------
 
 /// Predictions collected into a typed local, residuals by a turbofish, and an array

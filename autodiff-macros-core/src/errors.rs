@@ -23,6 +23,13 @@ impl Errors {
         }
     }
 
+    /// Records every error of `other`.
+    pub fn extend(&mut self, other: Errors) {
+        if let Some(error) = other.combined {
+            self.push(error);
+        }
+    }
+
     /// How many errors were recorded.
     pub fn count(&self) -> usize {
         self.combined

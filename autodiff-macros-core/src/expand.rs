@@ -214,7 +214,7 @@ impl State {
                             return None;
                         }
                     }
-                    layout::struct_path(referenced(&typed.ty))
+                    layout::struct_in(referenced(&typed.ty))
                 }
                 FnArg::Receiver(_) => {
                     let args = args::parse(self.args.clone()).unwrap_or_default();
@@ -337,7 +337,9 @@ fn nested(layout: &Layout) -> Vec<Type> {
         .iter()
         .filter(|field| !field.skip)
         .filter_map(|field| match &field.kind {
-            layout::FieldKind::Struct(ty) => Some(ty.clone()),
+            layout::FieldKind::Struct(ty) | layout::FieldKind::Collection(ty, _) => {
+                Some(ty.clone())
+            }
             _ => None,
         })
         .collect()

@@ -125,6 +125,11 @@ pub struct FieldParam {
     pub differentiable: bool,
     /// Whether it holds a struct (passed whole to calls, never read as a number).
     pub strukt: bool,
+    /// For a field of the elements of a collection of structs (`m.layers[l].w`, a
+    /// variable indexed `[l][..]`): the path inside one element, `.w`; `access` is then
+    /// the collection's path, `.layers`, so that the variable read whole is the collection
+    /// (`m.layers.len()`).
+    pub inner: Option<TokenStream>,
 }
 
 /// A program variable.
@@ -556,6 +561,26 @@ impl Function {
     /// The field of a struct parameter that a variable stands for, if any.
     pub fn field(&self, var: VarId) -> Option<&FieldParam> {
         self.fields.iter().find(|f| f.var == var)
+    }
+
+    /// `base[i][j]…` for a place of `var` whose indices' tokens are `indices`, where
+    /// `base` is how the variable (or its adjoint, or tangent) is read whole. The path of a
+    /// field of a collection's elements goes after the collection's index:
+    /// `m.layers[l].w[i]`.
+    pub fn indexed(
+        &self,
+        var: VarId,
+        base: TokenStream,
+        indices: impl IntoIterator<Item = TokenStream>,
+    ) -> TokenStream {
+        let mut indices = indices.into_iter();
+        match self.field(var).and_then(|field| field.inner.as_ref()) {
+            Some(inner) => match indices.next() {
+                Some(first) => quote::quote!(#base [#first] #inner #([#indices])*),
+                None => base,
+            },
+            None => quote::quote!(#base #([#indices])*),
+        }
     }
 
     /// The struct parameter (an index into `params`) whose variable this is, if any.

@@ -54,6 +54,8 @@ pub enum FieldKind {
     Bool,
     /// Another struct, which must derive `Differentiable` itself.
     Struct(Type),
+    /// A collection of such structs: `Vec<Layer>` (`None`) or `[Layer; K]` (`Some(K)`).
+    Collection(Type, Option<TokenStream>),
     /// Anything else: only allowed when skipped.
     Other,
 }
@@ -73,6 +75,8 @@ impl FieldKind {
             FieldKind::Bool
         } else if let Some(path) = struct_path(ty) {
             FieldKind::Struct(path)
+        } else if let Some((element, len)) = collection(ty) {
+            FieldKind::Collection(element, len)
         } else {
             FieldKind::Other
         }
@@ -82,7 +86,10 @@ impl FieldKind {
     pub fn differentiable(&self) -> bool {
         matches!(
             self,
-            FieldKind::Real(_) | FieldKind::Vector(_) | FieldKind::Struct(_)
+            FieldKind::Real(_)
+                | FieldKind::Vector(_)
+                | FieldKind::Struct(_)
+                | FieldKind::Collection(..)
         )
     }
 }
@@ -110,6 +117,38 @@ pub fn struct_path(ty: &Type) -> Option<Type> {
         Type::Group(group) => struct_path(&group.elem),
         _ => None,
     }
+}
+
+/// A collection of structs: `Vec<Layer>`, `[Layer]` (the element, `None`) or `[Layer; K]`
+/// (the element, `Some(K)`), where `Layer` may derive `Differentiable`.
+pub fn collection(ty: &Type) -> Option<(Type, Option<TokenStream>)> {
+    match ty {
+        Type::Array(array) => Some((struct_path(&array.elem)?, Some(array.len.to_token_stream()))),
+        Type::Slice(slice) => Some((struct_path(&slice.elem)?, None)),
+        Type::Path(path) if path.qself.is_none() => {
+            let last = path.path.segments.last()?;
+            let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+                return None;
+            };
+            match args.args.first() {
+                Some(syn::GenericArgument::Type(element))
+                    if last.ident == "Vec" && args.args.len() == 1 =>
+                {
+                    Some((struct_path(element)?, None))
+                }
+                _ => None,
+            }
+        }
+        Type::Paren(paren) => collection(&paren.elem),
+        Type::Group(group) => collection(&group.elem),
+        _ => None,
+    }
+}
+
+/// The struct type a parameter or field reads the layout of: itself, or a collection's
+/// element.
+pub fn struct_in(ty: &Type) -> Option<Type> {
+    struct_path(ty).or_else(|| collection(ty).map(|(element, _)| element))
 }
 
 /// The key under which a layout is known: the type's tokens as written.
@@ -185,8 +224,8 @@ pub fn parse_lenient(input: &DeriveInput) -> (Option<Layout>, crate::errors::Err
             errors.at(
                 &field.ty,
                 "a field of a `Differentiable` struct must be `f64`, `[f64; N]` (also \
-                 nested), `Vec<f64>`, `Vec<[f64; N]>`, another `Differentiable` struct, an \
-                 integer or `bool`; mark a field that holds anything else \
+                 nested), `Vec<f64>`, `Vec<[f64; N]>`, another `Differentiable` struct or a \
+                 `Vec` or array of them, an integer or `bool`; mark a field that holds anything else \
                  `#[differentiable(skip)]`",
             );
         }

@@ -196,6 +196,40 @@ impl<T: Differentiable> Differentiable for Vec<T> {
     }
 }
 
+/// What the partial of a parameter is made from: a [`Differentiable`] value gives a
+/// partial of its own type, a slice of them a `Vec`. Code that `#[grad]` generates uses it
+/// for a parameter `ps: &[Particle]`, whose partial is a `Vec<Particle>`.
+#[doc(hidden)]
+pub trait PartialOf<P> {
+    /// A zero partial of this value's shape.
+    fn zero_partial(&self) -> P;
+    /// How many numbers it holds.
+    fn partial_count(&self) -> usize;
+}
+
+impl<T: Differentiable> PartialOf<T> for T {
+    #[inline]
+    fn zero_partial(&self) -> T {
+        self.zero_like()
+    }
+
+    fn partial_count(&self) -> usize {
+        self.param_count()
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<T: Differentiable> PartialOf<Vec<T>> for [T] {
+    #[inline]
+    fn zero_partial(&self) -> Vec<T> {
+        self.iter().map(Differentiable::zero_like).collect()
+    }
+
+    fn partial_count(&self) -> usize {
+        elements::param_count(self)
+    }
+}
+
 /// Tuples of differentiable values, as `#[grad]` parameters: `p: (f64, f64)`.
 macro_rules! tuple_impls {
     ($(($($name:ident $index:tt),+))*) => {$(

@@ -59,6 +59,8 @@ pub use differentiable::numbers as differentiable_numbers;
 #[doc(hidden)]
 pub use differentiable::probe as differentiable_probe;
 pub use differentiable::Differentiable;
+#[doc(hidden)]
+pub use differentiable::PartialOf;
 pub use error::DomainError;
 pub use ext::F64Ext;
 pub use lanes::Lanes;

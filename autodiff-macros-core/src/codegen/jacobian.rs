@@ -111,7 +111,7 @@ fn param_count(function: &Function, index: usize) -> TokenStream {
             syn::Type::Reference(_) => quote!(#ident),
             _ => quote!(&#ident),
         };
-        quote!(<#strukt as ::autodiff::__private::Differentiable>::param_count(#value))
+        quote!(<_ as ::autodiff::__private::PartialOf<#strukt>>::partial_count(#value))
     } else if var.slice {
         quote!((#ident.len() #(* (#dims))*))
     } else {

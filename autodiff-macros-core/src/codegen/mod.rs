@@ -338,7 +338,11 @@ fn buffer_param(function: &Function, i: usize) -> TokenStream {
     let element = real_type(function.real, &var.dims);
     let ident = output_slot(function, i);
     if let Some(strukt) = &function.params[i].strukt {
-        quote!(#ident: &mut #strukt)
+        match crate::layout::collection(strukt) {
+            // A `Vec` of structs, partial of a slice or `Vec` of them, is lent as a slice.
+            Some((element, None)) => quote!(#ident: &mut [#element]),
+            _ => quote!(#ident: &mut #strukt),
+        }
     } else if var.slice {
         quote!(#ident: &mut [#element])
     } else {
@@ -731,12 +735,18 @@ fn zero_partial(function: &Function, index: usize) -> TokenStream {
             syn::Type::Reference(_) => quote!(#ident),
             _ => quote!(&#ident),
         };
-        quote!(<#strukt as ::autodiff::__private::Differentiable>::zero_like(#value))
+        struct_zero(strukt, value)
     } else if var.slice {
         quote!(::autodiff::__private::vec![#zero; #ident.len()])
     } else {
         zero
     }
+}
+
+/// A zero partial of type `strukt` for the struct (or collection of structs) `value`, a
+/// reference: of its own type, or a `Vec` for a slice.
+pub(crate) fn struct_zero(strukt: &syn::Type, value: TokenStream) -> TokenStream {
+    quote!(<_ as ::autodiff::__private::PartialOf<#strukt>>::zero_partial(#value))
 }
 
 /// `<name>_grad`, `<name>_grad_into`, and for functions with array, slice or struct

@@ -62,8 +62,11 @@ impl Generator<'_> {
 
     /// `slot[i][j]` for a place, reading the index nodes' slots.
     pub(super) fn place(&self, place: &Place, base: TokenStream) -> TokenStream {
-        let indices = place.indices.iter().map(|&i| slot("primal", i));
-        quote!(#base #([#indices])*)
+        let indices = place
+            .indices
+            .iter()
+            .map(|&i| slot("primal", i).into_token_stream());
+        self.function.indexed(place.var, base, indices)
     }
 
     /// The slab loop around the code being generated, if any: its index in `loops`.

@@ -16,6 +16,14 @@ use super::*;
 use crate::layout::{self, FieldKind};
 use syn::visit_mut::{self, VisitMut};
 
+/// The variables of the fields of a collection's elements, by their paths inside one
+/// element (`w`, `inner.b`), and the first of them, whose length is the collection's.
+#[derive(Default)]
+pub(super) struct CollectionNames {
+    pub(super) fields: HashMap<String, Ident>,
+    pub(super) first: Option<Ident>,
+}
+
 /// How deep structs may nest inside one another.
 const MAX_DEPTH: usize = 16;
 
@@ -125,6 +133,7 @@ impl Lowering {
                         var,
                         differentiable,
                         strukt: true,
+                        inner: None,
                     });
                     self.field_names.insert(name.replace('·', "."), binding);
                     enclosing.push(this.clone());
@@ -141,6 +150,24 @@ impl Lowering {
                     enclosing.pop();
                     continue;
                 }
+                FieldKind::Collection(element, len) => {
+                    if skip {
+                        continue;
+                    }
+                    let key = name.replace('·', ".");
+                    let names = self.collection_fields(
+                        param,
+                        ident,
+                        &element,
+                        len,
+                        layouts,
+                        &name,
+                        &access,
+                        differentiable,
+                    );
+                    self.collections.insert(key, names);
+                    continue;
+                }
                 // A skipped field of another type: the body cannot read it.
                 FieldKind::Other => continue,
             };
@@ -154,28 +181,428 @@ impl Lowering {
                 var,
                 differentiable: differentiable && kind == VarKind::Real,
                 strukt: false,
+                inner: None,
             });
             let path = name.replace('·', ".");
             self.field_names.insert(path, binding);
         }
     }
+
+    /// Declares the fields of the elements of a collection of structs (`ps: &[Particle]`,
+    /// `m.layers: Vec<Layer>`, `[Layer; K]`) at `access`, each as a variable indexed by the
+    /// element first (`ps·pos[i][k]`), and returns their names for the body's paths.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn collection_fields(
+        &mut self,
+        param: usize,
+        ident: &Ident,
+        element: &Type,
+        len: Option<TokenStream>,
+        layouts: &Layouts,
+        name: &str,
+        access: &TokenStream,
+        differentiable: bool,
+    ) -> CollectionNames {
+        let mut names = CollectionNames::default();
+        self.element_fields(
+            param,
+            ident,
+            element,
+            &len,
+            layouts,
+            name,
+            access,
+            quote!(),
+            "",
+            differentiable,
+            &mut names,
+            0,
+        );
+        names
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn element_fields(
+        &mut self,
+        param: usize,
+        ident: &Ident,
+        element: &Type,
+        len: &Option<TokenStream>,
+        layouts: &Layouts,
+        name: &str,
+        access: &TokenStream,
+        inner: TokenStream,
+        path: &str,
+        differentiable: bool,
+        names: &mut CollectionNames,
+        depth: usize,
+    ) {
+        if depth > MAX_DEPTH {
+            self.errors
+                .at(element, "structs nest too deeply for #[grad]");
+            return;
+        }
+        let Some(input) = layouts.get(element) else {
+            self.errors.at(
+                element,
+                "#[grad] could not learn this struct's fields: derive them with \
+                 `#[derive(autodiff::Differentiable)]` on the struct",
+            );
+            return;
+        };
+        let layout = match layout::parse(input) {
+            Ok(layout) => layout,
+            Err(error) => {
+                self.errors.push(error);
+                return;
+            }
+        };
+        for field in layout.fields {
+            let member = field.ident.to_token_stream();
+            let label = field.ident.to_string();
+            let label = label.trim_start_matches("r#");
+            let inner = quote!(#inner . #member);
+            let name = format!("{name}·{label}");
+            let path = if path.is_empty() {
+                label.to_owned()
+            } else {
+                format!("{path}.{label}")
+            };
+            let differentiable = differentiable && !field.skip;
+            let (kind, mut dims, num) = match field.kind {
+                FieldKind::Real(dims) => (VarKind::Real, dims, Num::Real),
+                FieldKind::Int => (VarKind::Int, Vec::new(), Num::Int),
+                FieldKind::Bool => (VarKind::Bool, Vec::new(), Num::Bool),
+                FieldKind::Struct(ty) if !field.skip => {
+                    self.element_fields(
+                        param,
+                        ident,
+                        &ty,
+                        len,
+                        layouts,
+                        &name,
+                        access,
+                        inner,
+                        &path,
+                        differentiable,
+                        names,
+                        depth + 1,
+                    );
+                    continue;
+                }
+                FieldKind::Vector(_) | FieldKind::Collection(..) if !field.skip => {
+                    self.errors.at(
+                        &field.ty,
+                        "#[grad] reads the elements of a collection of structs (`Vec<Layer>`, \
+                         `&[Particle]`, `[Layer; K]`) when their fields are numbers, arrays, \
+                         integers or structs of them; a `Vec` or collection inside each \
+                         element is not supported yet",
+                    );
+                    continue;
+                }
+                _ => continue,
+            };
+            if let Some(len) = len {
+                dims.insert(0, len.clone());
+            }
+            let binding = Ident::new(&name, ident.span());
+            let var = self.declare(&binding, kind, dims, num);
+            self.vars[var].is_param = true;
+            self.vars[var].slice = len.is_none();
+            self.fields.push(FieldParam {
+                param,
+                access: access.clone(),
+                var,
+                differentiable: differentiable && kind == VarKind::Real,
+                strukt: false,
+                inner: Some(inner),
+            });
+            names.first.get_or_insert_with(|| binding.clone());
+            names.fields.insert(path, binding);
+        }
+    }
 }
 
 /// The body with every path to a field of a struct parameter (`m.layer.w`) replaced by the
-/// name of the field's variable (`m·layer·w`). Paths to something else are left alone.
-pub(super) fn rename(block: &syn::Block, names: &HashMap<String, Ident>) -> syn::Block {
+/// name of the field's variable (`m·layer·w`), and every read of a field of a
+/// collection's element (`m.layers[l].w[i]`, `p.w[i]` in `for p in &m.layers`) by the
+/// field's variable indexed by the element first (`m·layers·w[l][i]`). Paths to
+/// something else are left alone.
+pub(super) fn rename(
+    block: &syn::Block,
+    names: &HashMap<String, Ident>,
+    collections: &HashMap<String, CollectionNames>,
+    errors: &mut Errors,
+) -> syn::Block {
     let mut block = block.clone();
-    if !names.is_empty() {
-        Rename { names }.visit_block_mut(&mut block);
+    if !names.is_empty() || !collections.is_empty() {
+        let mut rename = Rename::new(names, collections);
+        rename.visit_block_mut(&mut block);
+        errors.extend(rename.errors);
     }
     block
 }
 
 pub(super) struct Rename<'a> {
     pub(super) names: &'a HashMap<String, Ident>,
+    pub(super) collections: &'a HashMap<String, CollectionNames>,
+    /// The names bound to a collection's elements (by a loop, or `let p = &ps[i];`),
+    /// innermost last: the name, the collection's path, and the element's index.
+    elements: Vec<(String, String, Expr)>,
+    errors: Errors,
+}
+
+impl<'a> Rename<'a> {
+    /// Renames the paths of `names` and of `collections`.
+    pub(super) fn new(
+        names: &'a HashMap<String, Ident>,
+        collections: &'a HashMap<String, CollectionNames>,
+    ) -> Self {
+        Rename {
+            names,
+            collections,
+            elements: Vec::new(),
+            errors: Errors::default(),
+        }
+    }
+
+    /// `ps[i].pos` or `p.pos` (`p` an element bound by a loop) as the field's variable
+    /// indexed by the element, `ps·pos[i]`.
+    fn element_field(&mut self, field: &syn::ExprField) -> Option<Expr> {
+        let mut members = Vec::new();
+        let mut expr = &Expr::Field(field.clone());
+        loop {
+            match expr {
+                Expr::Field(field) => {
+                    members.push(member_name(&field.member));
+                    expr = &field.base;
+                }
+                Expr::Paren(paren) => expr = &paren.expr,
+                _ => break,
+            }
+        }
+        members.reverse();
+        let inner = members.join(".");
+        let (collection, index) = match expr {
+            Expr::Path(path) if path.qself.is_none() => {
+                let name = path.path.get_ident()?.to_string();
+                let (_, collection, index) = self
+                    .elements
+                    .iter()
+                    .rev()
+                    .find(|(element, ..)| *element == name)?;
+                (collection.clone(), index.clone())
+            }
+            Expr::Index(indexed) => {
+                let collection = match &*indexed.expr {
+                    Expr::Path(path) if path.qself.is_none() => path
+                        .path
+                        .get_ident()?
+                        .to_string()
+                        .trim_start_matches("r#")
+                        .to_owned(),
+                    Expr::Field(field) => path_of(field)?,
+                    _ => return None,
+                };
+                let mut index = (*indexed.index).clone();
+                self.visit_expr_mut(&mut index);
+                (collection, index)
+            }
+            _ => return None,
+        };
+        let names = self.collections.get(&collection)?;
+        let Some(var) = names.fields.get(&inner) else {
+            self.errors.at(
+                field,
+                format!(
+                    "#[grad] reads the fields of `{collection}`'s elements that hold numbers, \
+                     arrays, integers or `bool`s (`{collection}[i].field`); `{inner}` is not \
+                     one of them"
+                ),
+            );
+            return None;
+        };
+        let mut var = var.clone();
+        var.set_span(field.member.span());
+        Some(syn::parse_quote!(#var[#index]))
+    }
+
+    /// The collection a loop runs over (`ps`, `&m.layers`, `m.layers.iter()`, with
+    /// `.enumerate()`): its path and whether it is enumerated.
+    fn looped_collection(&self, expr: &Expr) -> Option<(String, bool)> {
+        match expr {
+            Expr::Reference(reference) if reference.mutability.is_none() => {
+                self.looped_collection(&reference.expr)
+            }
+            Expr::Paren(paren) => self.looped_collection(&paren.expr),
+            Expr::MethodCall(call) if call.args.is_empty() && call.method == "iter" => self
+                .looped_collection(&call.receiver)
+                .filter(|(_, enumerated)| !enumerated),
+            Expr::MethodCall(call) if call.args.is_empty() && call.method == "enumerate" => self
+                .looped_collection(&call.receiver)
+                .filter(|(_, enumerated)| !enumerated)
+                .map(|(path, _)| (path, true)),
+            expr => {
+                let path = collection_path(expr)?;
+                self.collections
+                    .contains_key(&path)
+                    .then_some((path, false))
+            }
+        }
+    }
+
+    /// `for p in &m.layers { … p.w[i] … }` as `for p·index in 0..m·layers·w.len() { …
+    /// m·layers·w[p·index][i] … }`; `None` for a loop over something else.
+    fn element_loop(&mut self, for_loop: &mut syn::ExprForLoop) -> Option<()> {
+        let (collection, enumerated) = self.looped_collection(&for_loop.expr)?;
+        let first = self.collections.get(&collection)?.first.clone();
+        let (index, element) = match (&*for_loop.pat, enumerated) {
+            (Pat::Ident(element), false) => {
+                let name = format!("{}·index", element.ident);
+                (
+                    Ident::new(&name, element.ident.span()),
+                    element.ident.clone(),
+                )
+            }
+            (Pat::Tuple(tuple), true) if tuple.elems.len() == 2 => {
+                match (&tuple.elems[0], &tuple.elems[1]) {
+                    (Pat::Ident(index), Pat::Ident(element)) => {
+                        (index.ident.clone(), element.ident.clone())
+                    }
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        let Some(first) = first else {
+            self.errors.at(
+                &for_loop.expr,
+                format!("the elements of `{collection}` hold no numbers for #[grad] to read"),
+            );
+            return Some(());
+        };
+        *for_loop.pat = syn::parse_quote!(#index);
+        *for_loop.expr = syn::parse_quote!(0..#first.len());
+        self.elements
+            .push((element.to_string(), collection, syn::parse_quote!(#index)));
+        self.visit_block_mut(&mut for_loop.body);
+        self.elements.pop();
+        self.whole_uses(&element, for_loop.body.stmts.iter());
+        Some(())
+    }
+
+    /// An error under the first use of the element `element` that is left once its
+    /// fields are renamed: a use of it whole.
+    fn whole_uses<'s>(&mut self, element: &Ident, stmts: impl Iterator<Item = &'s syn::Stmt>) {
+        let mut uses = Uses {
+            name: element.to_string(),
+            first: None,
+        };
+        for stmt in stmts {
+            syn::visit::Visit::visit_stmt(&mut uses, stmt);
+        }
+        if let Some(span) = uses.first {
+            self.errors.push(syn::Error::new(
+                span,
+                format!(
+                    "#[grad] reads an element of a collection of structs through its fields \
+                     (`{element}.w[i]`); passing `{element}` whole or calling its methods is \
+                     not supported yet"
+                ),
+            ));
+        }
+    }
+
+    /// `let p = &ps[i];` (or `&m.layers[l]`): `p` names that element for the rest of the
+    /// block; `None` for another statement.
+    fn element_let(&mut self, stmt: &syn::Stmt) -> Option<(Ident, String, Expr)> {
+        let syn::Stmt::Local(local) = stmt else {
+            return None;
+        };
+        let (Pat::Ident(pat), Some(init)) = (&local.pat, &local.init) else {
+            return None;
+        };
+        if init.diverge.is_some() || pat.by_ref.is_some() || pat.subpat.is_some() {
+            return None;
+        }
+        let Expr::Reference(reference) = &*init.expr else {
+            return None;
+        };
+        let Expr::Index(indexed) = &*reference.expr else {
+            return None;
+        };
+        let collection = collection_path(&indexed.expr)?;
+        if !self.collections.contains_key(&collection) {
+            return None;
+        }
+        let mut index = (*indexed.index).clone();
+        self.visit_expr_mut(&mut index);
+        Some((pat.ident.clone(), collection, index))
+    }
+}
+
+/// The first use of a name in a block.
+struct Uses {
+    name: String,
+    first: Option<Span>,
+}
+
+impl<'ast> syn::visit::Visit<'ast> for Uses {
+    fn visit_expr_path(&mut self, path: &'ast syn::ExprPath) {
+        if self.first.is_none() && path.qself.is_none() && path.path.is_ident(&self.name) {
+            self.first = Some(path.path.segments[0].ident.span());
+        }
+    }
+}
+
+/// A field's name as written after `.` (without `r#`), or a tuple field's index.
+fn member_name(member: &syn::Member) -> String {
+    match member {
+        syn::Member::Named(name) => name.to_string().trim_start_matches("r#").to_owned(),
+        syn::Member::Unnamed(index) => index.index.to_string(),
+    }
+}
+
+/// `ps` or `m.layers` as a string.
+fn collection_path(expr: &Expr) -> Option<String> {
+    match expr {
+        Expr::Path(path) if path.qself.is_none() => Some(
+            path.path
+                .get_ident()?
+                .to_string()
+                .trim_start_matches("r#")
+                .to_owned(),
+        ),
+        Expr::Field(field) => path_of(field),
+        Expr::Paren(paren) => collection_path(&paren.expr),
+        _ => None,
+    }
 }
 
 impl VisitMut for Rename<'_> {
+    fn visit_block_mut(&mut self, block: &mut syn::Block) {
+        if self.collections.is_empty() {
+            return visit_mut::visit_block_mut(self, block);
+        }
+        let depth = self.elements.len();
+        let mut bound = Vec::new();
+        let mut stmts = Vec::new();
+        for mut stmt in std::mem::take(&mut block.stmts) {
+            if let Some((element, collection, index)) = self.element_let(&stmt) {
+                self.elements.push((element.to_string(), collection, index));
+                bound.push((element, stmts.len()));
+                continue;
+            }
+            self.visit_stmt_mut(&mut stmt);
+            stmts.push(stmt);
+        }
+        self.elements.truncate(depth);
+        for (element, from) in bound {
+            self.whole_uses(&element, stmts[from..].iter());
+        }
+        block.stmts = stmts;
+    }
+
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         // `vec![0.0; m.v.len()]`: a macro's tokens are not an expression to visit, so the
         // repeat form is parsed, renamed and put back.
@@ -197,7 +624,36 @@ impl VisitMut for Rename<'_> {
                 return;
             }
         }
+        if let Expr::ForLoop(for_loop) = expr {
+            if !self.collections.is_empty() {
+                self.visit_expr_mut(&mut for_loop.expr);
+                if self.element_loop(for_loop).is_some() {
+                    return;
+                }
+                self.visit_pat_mut(&mut for_loop.pat);
+                self.visit_block_mut(&mut for_loop.body);
+                return;
+            }
+        }
+        // `ps.len()`, `m.layers.len()`: the length of a field of the elements.
+        if let Expr::MethodCall(call) = expr {
+            if call.method == "len" && call.args.is_empty() {
+                let first = collection_path(&call.receiver)
+                    .and_then(|path| self.collections.get(&path))
+                    .and_then(|names| names.first.clone());
+                if let Some(first) = first {
+                    *call.receiver = syn::parse_quote!(#first);
+                    return;
+                }
+            }
+        }
         if let Expr::Field(field) = expr {
+            if !self.collections.is_empty() {
+                if let Some(renamed) = self.element_field(field) {
+                    *expr = renamed;
+                    return;
+                }
+            }
             if let Some(ident) = path_of(field).and_then(|path| self.names.get(&path)) {
                 let mut ident = ident.clone();
                 ident.set_span(field.member.span());

@@ -180,10 +180,24 @@ impl Lowering {
                 }
             }
         }
-        self.error(
-            expr,
-            "#[grad] iterates over slice and array parameters and local arrays of `f64`",
-        );
+        let collection = match strip(expr) {
+            Expr::Path(path) => path
+                .path
+                .get_ident()
+                .map(|ident| ident.to_string().replace('·', "."))
+                .filter(|name| self.collections.contains_key(name)),
+            _ => None,
+        };
+        let message = match collection {
+            Some(name) => format!(
+                "`{name}` is a collection of structs: #[grad] reads its elements in a `for` \
+                 loop (`for p in &{name} {{ … p.field … }}`) or by index \
+                 (`{name}[i].field`), not through iterator adapters"
+            ),
+            None => "#[grad] iterates over slice and array parameters and local arrays of `f64`"
+                .to_owned(),
+        };
+        self.error(expr, message);
         None
     }
 

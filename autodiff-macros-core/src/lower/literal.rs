@@ -143,7 +143,8 @@ impl VisitMut for Scalarize<'_> {
         let mut out = Vec::new();
         for mut stmt in std::mem::take(&mut block.stmts) {
             if !names.is_empty() {
-                super::fields::Rename { names: &names }.visit_stmt_mut(&mut stmt);
+                let no_collections = HashMap::new();
+                super::fields::Rename::new(&names, &no_collections).visit_stmt_mut(&mut stmt);
             }
             if let syn::Stmt::Local(local) = &stmt {
                 // `let Pair { a, b: c, .. } = p;` of a struct local.

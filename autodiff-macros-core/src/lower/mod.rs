@@ -107,7 +107,12 @@ fn lower_with(
         ..Lowering::default()
     };
     let params = lowering.signature(&original, args, context);
-    let body = fields::rename(&original.block, &lowering.field_names);
+    let body = fields::rename(
+        &original.block,
+        &lowering.field_names,
+        &lowering.collections,
+        &mut lowering.errors,
+    );
     let body = literal::scalarize(&body, &mut lowering.errors);
     lowering.function_body(&body);
     let wrt = match &args.wrt {
@@ -256,6 +261,9 @@ struct Lowering {
     /// For each field of a struct parameter, by its path (`m.layer.w`): the name its
     /// variable is bound to (`m·layer·w`, which no user can write by accident).
     field_names: HashMap<String, Ident>,
+    /// For each collection of structs, parameter or field, by its path (`ps`,
+    /// `m.layers`): the variables of its elements' fields.
+    collections: HashMap<String, fields::CollectionNames>,
     /// The variables of struct parameters as a whole, which the body cannot read.
     structs: Vec<VarId>,
     /// A method whose `self` is a constant: `self.field` reads are constants.

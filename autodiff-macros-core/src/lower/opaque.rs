@@ -39,6 +39,11 @@ pub fn is_opaque(ident: &Ident, ty: &Type, body: &syn::Block, wrt: Option<&[Iden
     {
         return false;
     }
+    if crate::layout::collection(referenced).is_some() {
+        // A collection of structs when the body reads its elements' fields or loops
+        // over it; else (`&[Op]` of an enum) a constant.
+        return !elements_read(ident, &body.to_token_stream());
+    }
     if matches!(referenced, Type::Tuple(_) | Type::Array(_) | Type::Slice(_)) {
         return false;
     }
@@ -50,6 +55,31 @@ pub fn is_opaque(ident: &Ident, ty: &Type, body: &syn::Block, wrt: Option<&[Iden
             && used_as_a_whole(ident, &body);
     }
     true
+}
+
+/// Whether `tokens` read the elements of the collection `ident` as structs: `ident[..].`,
+/// `ident.` (a method or `.len()`), or `in ident` / `in &ident` (a loop over it).
+fn elements_read(ident: &Ident, tokens: &TokenStream) -> bool {
+    use proc_macro2::{Delimiter, TokenTree};
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    let dot = |k: usize| matches!(trees.get(k), Some(TokenTree::Punct(p)) if p.as_char() == '.');
+    trees.iter().enumerate().any(|(k, tree)| match tree {
+        TokenTree::Ident(name) if name == ident => {
+            let indexed = matches!(trees.get(k + 1),
+                Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Bracket);
+            let looped = match k.checked_sub(1).and_then(|j| trees.get(j)) {
+                Some(TokenTree::Ident(word)) => word == "in",
+                Some(TokenTree::Punct(p)) if p.as_char() == '&' => matches!(
+                    k.checked_sub(2).and_then(|j| trees.get(j)),
+                    Some(TokenTree::Ident(word)) if word == "in"
+                ),
+                _ => false,
+            };
+            dot(k + 1) || (indexed && dot(k + 2)) || looped
+        }
+        TokenTree::Group(group) => elements_read(ident, &group.stream()),
+        _ => false,
+    })
 }
 
 /// Whether every use of `ident` in `tokens` is of the value as a whole: never followed by

@@ -151,8 +151,14 @@ impl Lowering {
             let mut slice = false;
             let tuple = matches!(referenced, Type::Tuple(t) if !t.elems.is_empty()
                 && t.elems.iter().all(|e| matches!(FieldKind::of(e), FieldKind::Real(_))));
+            let collection = crate::layout::collection(referenced);
             let strukt = crate::layout::struct_path(referenced)
-                .or_else(|| tuple.then(|| referenced.clone()));
+                .or_else(|| tuple.then(|| referenced.clone()))
+                .or_else(|| {
+                    collection
+                        .as_ref()
+                        .map(|_| partial_of_collection(referenced))
+                });
             let f32_tuple = matches!(referenced, Type::Tuple(t) if !t.elems.is_empty()
                 && t.elems.iter().all(|e| float.is(e)));
             if float != Float::F64 && (strukt.is_some() || f32_tuple) {
@@ -167,6 +173,31 @@ impl Lowering {
                 let var = self.declare(&ident, VarKind::Real, Vec::new(), Num::Unknown);
                 self.silent.push(var);
                 rejected.push(ident);
+                continue;
+            }
+            if let (Some(strukt), Some((element, len))) = (&strukt, collection) {
+                // `ps: &[Particle]`, `layers: &[Layer; K]`: the fields of the elements.
+                let var = self.declare_struct(&ident, VarKind::Real);
+                let name = ident.to_string();
+                let name = name.trim_start_matches("r#").to_owned();
+                let names = self.collection_fields(
+                    params.len(),
+                    &ident,
+                    &element,
+                    len,
+                    layouts,
+                    &name,
+                    &quote!(),
+                    true,
+                );
+                self.collections.insert(name, names);
+                params.push(Param {
+                    ident,
+                    ty: ty.clone(),
+                    var,
+                    wrt: args.wrt.is_none(),
+                    strukt: Some(strukt.clone()),
+                });
                 continue;
             }
             if let Some(strukt) = strukt {
@@ -356,6 +387,18 @@ impl Lowering {
             wrt: true,
             strukt: Some(strukt),
         })
+    }
+}
+
+/// The type of the partial of a collection of structs: `Vec<Layer>` for a slice or a
+/// `Vec`, the array type itself for an array.
+fn partial_of_collection(ty: &Type) -> Type {
+    match ty {
+        Type::Slice(slice) => {
+            let element = &slice.elem;
+            syn::parse_quote!(::autodiff::__private::vec::Vec<#element>)
+        }
+        ty => ty.clone(),
     }
 }
 

@@ -151,7 +151,19 @@ impl Lowering {
 
     pub(super) fn expr_statement(&mut self, expr: &Expr) {
         match expr {
-            Expr::Assign(assign) => self.assignment(&assign.left, None, &assign.right),
+            Expr::Assign(assign) => {
+                // `h = next;` of arrays (or rows) of the same shape: a copy of each element.
+                let shapes = (
+                    self.copied_array(&assign.left),
+                    self.copied_array(&assign.right),
+                );
+                if let (Some(target), Some(source)) = shapes {
+                    if target.len() == source.len() {
+                        return self.array_assignment(&assign.left, &assign.right, &source);
+                    }
+                }
+                self.assignment(&assign.left, None, &assign.right);
+            }
             Expr::Binary(binary) if compound_operator(&binary.op).is_some() => {
                 self.assignment(&binary.left, Some(binary), &binary.right);
             }
@@ -328,6 +340,19 @@ impl Lowering {
     ) -> Option<Place> {
         if self.silent.contains(&var) {
             return None; // a parameter whose type was rejected: reported once already
+        }
+        let name = ident.to_string().replace('·', ".");
+        if self.structs.contains(&var) && self.collections.contains_key(&name) {
+            self.error(
+                whole,
+                format!(
+                    "`{name}` is a collection of structs: #[grad] reads the fields of its \
+                     elements (`{name}[i].field`, `p.field` in `for p in &{name}` or after \
+                     `let p = &{name}[i];`) and its `.len()`, but does not use it or its \
+                     elements otherwise"
+                ),
+            );
+            return None;
         }
         if self.structs.contains(&var) {
             self.error(
@@ -686,6 +711,21 @@ impl Lowering {
             .collect();
         let copy = indices.iter().zip(dims).rev().fold(
             quote!(#ident #([#indices])* = #source #([#indices])*;),
+            |body, (index, dim)| quote!(for #index in 0..#dim { #body }),
+        );
+        let copy: syn::Stmt = syn::parse_quote_spanned!(span=> #copy);
+        self.statement(&copy);
+    }
+
+    /// `h = next;` (or `h[t] = row;`) of arrays of numbers: loops that assign each element
+    /// (`dims` the dimensions of what is copied).
+    fn array_assignment(&mut self, target: &Expr, source: &Expr, dims: &[TokenStream]) {
+        let span = source.span();
+        let indices: Vec<Ident> = (0..dims.len())
+            .map(|k| Ident::new(&format!("__assign_index_{k}"), Span::mixed_site()))
+            .collect();
+        let copy = indices.iter().zip(dims).rev().fold(
+            quote!(#target #([#indices])* = #source #([#indices])*;),
             |body, (index, dim)| quote!(for #index in 0..#dim { #body }),
         );
         let copy: syn::Stmt = syn::parse_quote_spanned!(span=> #copy);

@@ -258,15 +258,16 @@ fn hvp_body(function: &Function, tangent: &Function, pullback: &TokenStream) -> 
         let buffer = output_slot(tangent, i);
         let zero = zeros(real, &var.dims);
         let ident = &args[i];
-        if param.strukt.is_some() {
+        if let Some(strukt) = &param.strukt {
             // A struct's buffer: a zero of its type, made from the argument.
             let value = if matches!(param.ty, syn::Type::Reference(_)) {
                 quote!(#ident)
             } else {
                 quote!(&#ident)
             };
+            let zero = crate::codegen::struct_zero(strukt, value);
             declarations.extend(quote! {
-                let mut #buffer = ::autodiff::__private::Differentiable::zero_like(#value);
+                let mut #buffer = #zero;
             });
         } else if var.slice {
             declarations.extend(quote! {
@@ -414,7 +415,7 @@ fn hessian_matrix_body(function: &Function, hvp: &TokenStream) -> TokenStream {
             quote!(&#ident)
         };
         let zero = if let Some(strukt) = &param.strukt {
-            quote!(<#strukt as ::autodiff::__private::Differentiable>::zero_like(#value))
+            crate::codegen::struct_zero(strukt, value)
         } else if var.slice {
             let element = zeros(real, &var.dims);
             quote!(::autodiff::__private::vec![#element; #ident.len()])

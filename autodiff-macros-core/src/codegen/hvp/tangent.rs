@@ -71,6 +71,7 @@ pub fn tangent_function(function: &Function, activity: &Activity) -> syn::Result
                 var,
                 differentiable: field.differentiable,
                 strukt: field.strukt,
+                inner: field.inner.clone(),
             });
         }
     }

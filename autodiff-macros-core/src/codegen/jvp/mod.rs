@@ -373,7 +373,7 @@ impl Tangent<'_> {
     /// `base[i][j]` for a place.
     fn place(&self, place: &Place, base: TokenStream) -> TokenStream {
         let indices = place.indices.iter().map(|&i| self.primal(i));
-        quote!(#base #([#indices])*)
+        self.function.indexed(place.var, base, indices)
     }
 
     /// The zero tangent of what a place holds (a number, an array, a run-time row).
