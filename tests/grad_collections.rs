@@ -417,3 +417,121 @@ fn jacobian_of_a_vector_output_over_a_collection() {
     };
     assert_jacobian!(f, &rows, &ps.to_flat_vec()[..]);
 }
+
+/// A layer whose methods and helpers take it whole.
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+pub struct Unit {
+    pub w: [[f64; 2]; 2],
+    pub b: [f64; 2],
+}
+
+#[grad]
+impl Unit {
+    #[grad(jvp)]
+    fn unit(&self, h0: f64, h1: f64, i: usize) -> f64 {
+        (self.w[i][0] * h0 + self.w[i][1] * h1 + self.b[i]).tanh()
+    }
+}
+
+#[grad(jvp, hvp)]
+fn offset(unit: &Unit, k: f64) -> f64 {
+    k * (unit.b[0] - unit.b[1]) * unit.w[0][1]
+}
+
+/// Units in a `Vec`, each passed whole to its method and to a helper.
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+pub struct Stack {
+    pub units: Vec<Unit>,
+}
+
+#[grad(jvp)]
+fn stacked(s: &Stack, x: [f64; 2]) -> f64 {
+    let mut h = x;
+    for unit in &s.units {
+        let same = unit;
+        let a = unit.unit(h[0], h[1], 0);
+        let b = same.unit(h[0], h[1], 1);
+        h = [a + offset(unit, 0.1), b * h[0]];
+    }
+    h[0] * h[1]
+}
+
+/// The same helper called on elements of a slice, for second order through the call.
+#[grad(hvp)]
+fn offsets(units: &[Unit], k: f64) -> f64 {
+    let mut total = 0.0;
+    for l in 0..units.len() {
+        let unit = &units[l];
+        total += offset(unit, k) * offset(&units[l], k) + offset(unit, k * k);
+    }
+    total
+}
+
+fn units(n: usize) -> Vec<Unit> {
+    (0..n)
+        .map(|l| {
+            let t = l as f64 * 0.3;
+            Unit {
+                w: [[0.4 - t, 0.2 + t], [0.7, -0.3 * t]],
+                b: [0.1 + t, -0.2],
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn elements_passed_whole_to_methods_and_calls() {
+    let s = Stack { units: units(3) };
+    let x = [0.3, -0.7];
+    let (value, d_s, _) = stacked_grad(&s, x);
+    assert_eq!(value.to_bits(), stacked(&s, x).to_bits());
+    assert_all_close(
+        &d_s.to_flat_vec(),
+        &fd_flat_gradient(&s, |s| stacked(s, x)),
+        1e-7,
+        "∂/∂s",
+    );
+    let (_, tangent) = stacked_jvp(&s, x, &d_s, [0.0, 0.0]);
+    let squared: f64 = d_s.to_flat_vec().iter().map(|g| g * g).sum();
+    assert_close(tangent, squared, 1e-12, "jvp along the gradient");
+}
+
+#[test]
+fn second_order_through_calls_on_elements() {
+    let us = units(3);
+    let k = 0.7;
+    let (value, d_us, d_k) = offsets_grad(&us, k);
+    assert_eq!(value.to_bits(), offsets(&us, k).to_bits());
+    assert_all_close(
+        &d_us.to_flat_vec(),
+        &fd_flat_gradient(&us, |us| offsets(us, k)),
+        1e-7,
+        "∂/∂units",
+    );
+    let h = 1e-6;
+    assert_close(
+        d_k,
+        (offsets(&us, k + h) - offsets(&us, k - h)) / (2.0 * h),
+        1e-7,
+        "∂/∂k",
+    );
+    // Along the gradient: differences of the gradient.
+    let (_, _, _, hv_us, hv_k) = offsets_hvp(&us, k, &d_us, d_k);
+    let at = |step: f64| {
+        let mut moved = us.clone();
+        moved.add_scaled(step, &d_us);
+        let (_, g, gk) = offsets_grad(&moved, k + step * d_k);
+        let mut flat = g.to_flat_vec();
+        flat.push(gk);
+        flat
+    };
+    let h = 1e-5;
+    let numeric: Vec<f64> = at(h)
+        .iter()
+        .zip(at(-h))
+        .map(|(up, down)| (up - down) / (2.0 * h))
+        .collect();
+    let mut product = hv_us.to_flat_vec();
+    product.push(hv_k);
+    assert_all_close(&product, &numeric, 1e-6, "hvp");
+}

@@ -11,17 +11,14 @@ pub struct Mlp {
     pub layers: Vec<Layer>,
 }
 
-fn apply(layer: &Layer, h: f64) -> f64 {
-    (layer.w * h + layer.b).tanh()
-}
-
-// An element of a collection of structs is read by its fields; passing it whole to a
-// call is one error, under the element.
+// An element of a collection of structs is read by its fields and passed to calls; kept
+// in an array, it is one error, under the element.
 #[grad]
 fn forward(m: &Mlp, x: f64) -> f64 {
     let mut h = x;
     for layer in &m.layers {
-        h = apply(layer, h) + layer.b;
+        let kept = [layer];
+        h = (kept[0].w * h).tanh() + layer.b;
     }
     h
 }

@@ -792,8 +792,23 @@ impl Lowering {
                 .and_then(|ident| self.scopes.lookup(ident))
                 .is_some_and(|var| self.structs.contains(&var) && self.vars[var].is_param),
             Expr::Reference(reference) => self.is_struct(&reference.expr),
+            // An element of a collection of structs, `m·layers·[l]`.
+            Expr::Index(index) => match control::strip(&index.expr) {
+                Expr::Path(path) => path
+                    .path
+                    .get_ident()
+                    .and_then(|ident| self.scopes.lookup(ident))
+                    .is_some_and(|var| self.element_struct(var)),
+                _ => false,
+            },
             _ => false,
         }
+    }
+
+    /// Whether `var` stands for the elements of a collection of structs as wholes.
+    fn element_struct(&self, var: VarId) -> bool {
+        let v = &self.vars[var];
+        self.structs.contains(&var) && v.is_param && (v.slice || !v.dims.is_empty())
     }
 
     /// Whether a call argument is passed whole: a struct, or an array or slice parameter
@@ -812,7 +827,9 @@ impl Lowering {
         let ident = path.path.get_ident()?;
         let var = self.scopes.lookup(ident)?;
         let rank = |v: &Var| v.dims.len() + usize::from(v.slice);
-        let whole = if self.structs.contains(&var) {
+        let whole = if self.element_struct(var) {
+            indices.len() == 1
+        } else if self.structs.contains(&var) {
             self.vars[var].is_param && indices.is_empty()
         } else if let Some(alias) = self.aliases.get(&var) {
             alias.offset.is_none()
@@ -863,7 +880,13 @@ impl Lowering {
                 lowered.push(crate::ir::CallArg::Value(node));
                 continue;
             };
-            let place = if self.structs.contains(&var) {
+            let place = if self.element_struct(var) {
+                let indices = match self.index_nodes(&index_exprs) {
+                    Ok(indices) => indices,
+                    Err(poisoned) => return poisoned,
+                };
+                Place { var, indices }
+            } else if self.structs.contains(&var) {
                 Place {
                     var,
                     indices: Vec::new(),

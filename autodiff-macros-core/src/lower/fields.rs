@@ -22,6 +22,8 @@ use syn::visit_mut::{self, VisitMut};
 pub(super) struct CollectionNames {
     pub(super) fields: HashMap<String, Ident>,
     pub(super) first: Option<Ident>,
+    /// The variable of the elements as wholes (`m·layers·`), indexed like the fields.
+    pub(super) element: Option<Ident>,
 }
 
 /// How deep structs may nest inside one another.
@@ -204,6 +206,23 @@ impl Lowering {
         differentiable: bool,
     ) -> CollectionNames {
         let mut names = CollectionNames::default();
+        // An element as a whole, for calls (`apply(layer, h)`, `layer.forward(h)`): a
+        // struct indexed by the element (`m·layers·[l]`).
+        let binding = Ident::new(&format!("{name}·"), ident.span());
+        let var = self.declare_struct(&binding, VarKind::Real);
+        match &len {
+            Some(len) => self.vars[var].dims = vec![len.clone()],
+            None => self.vars[var].slice = true,
+        }
+        self.fields.push(FieldParam {
+            param,
+            access: access.clone(),
+            var,
+            differentiable,
+            strukt: true,
+            inner: Some(quote!()),
+        });
+        names.element = Some(binding);
         self.element_fields(
             param,
             ident,
@@ -427,6 +446,23 @@ impl<'a> Rename<'a> {
         Some(syn::parse_quote!(#var[#index]))
     }
 
+    /// `layer`, a name bound to an element, as `&m·layers·[l]`.
+    fn element_whole(&self, path: &syn::ExprPath) -> Option<Expr> {
+        if path.qself.is_some() {
+            return None;
+        }
+        let ident = path.path.get_ident()?;
+        let name = ident.to_string();
+        let (_, collection, index) = self
+            .elements
+            .iter()
+            .rev()
+            .find(|(element, ..)| *element == name)?;
+        let mut element = self.collections.get(collection)?.element.clone()?;
+        element.set_span(ident.span());
+        Some(syn::parse_quote_spanned!(ident.span()=> &#element[#index]))
+    }
+
     /// The collection a loop runs over (`ps`, `&m.layers`, `m.layers.iter()`, with
     /// `.enumerate()`): its path and whether it is enumerated.
     fn looped_collection(&self, expr: &Expr) -> Option<(String, bool)> {
@@ -524,6 +560,20 @@ impl<'a> Rename<'a> {
         };
         if init.diverge.is_some() || pat.by_ref.is_some() || pat.subpat.is_some() {
             return None;
+        }
+        // `let q = p;` or `let q = &p;` of a name bound to an element: another name for it.
+        let named = match &*init.expr {
+            Expr::Reference(reference) => &*reference.expr,
+            expr => expr,
+        };
+        if let Expr::Path(path) = named {
+            let name = path.path.get_ident()?.to_string();
+            let (_, collection, index) = self
+                .elements
+                .iter()
+                .rev()
+                .find(|(element, ..)| *element == name)?;
+            return Some((pat.ident.clone(), collection.clone(), index.clone()));
         }
         let Expr::Reference(reference) = &*init.expr else {
             return None;
@@ -645,6 +695,26 @@ impl VisitMut for Rename<'_> {
                     *call.receiver = syn::parse_quote!(#first);
                     return;
                 }
+            }
+        }
+        // An element indexed and used whole (`apply(&m.layers[l], h)`): `m·layers·[l]`.
+        if let Expr::Index(indexed) = expr {
+            let element = collection_path(&indexed.expr)
+                .and_then(|path| self.collections.get(&path))
+                .and_then(|names| names.element.clone());
+            if let Some(mut element) = element {
+                element.set_span(indexed.expr.span());
+                *indexed.expr = syn::parse_quote_spanned!(element.span()=> #element);
+                self.visit_expr_mut(&mut indexed.index);
+                return;
+            }
+        }
+        // An element used whole (`apply(layer, h)`, `layer.forward(h)`): a reference to
+        // it, `&m·layers·[l]`.
+        if let Expr::Path(path) = expr {
+            if let Some(renamed) = self.element_whole(path) {
+                *expr = renamed;
+                return;
             }
         }
         if let Expr::Field(field) = expr {

@@ -162,6 +162,21 @@ impl Lowering {
                         return self.array_assignment(&assign.left, &assign.right, &source);
                     }
                 }
+                // `h = [a, b];`: the literal in a local of its own first, since its
+                // elements may read `h`.
+                if let (Some(_), Expr::Array(_)) =
+                    (self.copied_array(&assign.left), strip_expr(&assign.right))
+                {
+                    let (target, source) = (&assign.left, &assign.right);
+                    let local = Ident::new("__assigned_array", Span::mixed_site());
+                    let block: syn::Stmt = syn::parse_quote_spanned! {source.span()=>
+                        {
+                            let #local = #source;
+                            #target = #local;
+                        }
+                    };
+                    return self.statement(&block);
+                }
                 self.assignment(&assign.left, None, &assign.right);
             }
             Expr::Binary(binary) if compound_operator(&binary.op).is_some() => {
@@ -342,6 +357,20 @@ impl Lowering {
             return None; // a parameter whose type was rejected: reported once already
         }
         let name = ident.to_string().replace('·', ".");
+        if let Some(collection) = name
+            .strip_suffix('.')
+            .filter(|_| self.structs.contains(&var))
+        {
+            self.error(
+                whole,
+                format!(
+                    "an element of `{collection}` is a struct: #[grad] reads its fields and \
+                     passes it whole to calls (`g(p, x)`, `p.g(x)`), but does not keep it or \
+                     use it otherwise"
+                ),
+            );
+            return None;
+        }
         if self.structs.contains(&var) && self.collections.contains_key(&name) {
             self.error(
                 whole,
@@ -1070,6 +1099,7 @@ impl Lowering {
             value: Some(zeros),
             nodes,
         });
+        let errors = self.errors.count();
         for (position, element) in shape.leaves {
             let (value, nodes) = self.collect(|this| this.real(element));
             let (indices, index_nodes) = self.collect(|this| {
@@ -1085,6 +1115,10 @@ impl Lowering {
                 value,
                 nodes: all,
             });
+        }
+        // An element reported: the array's uses are not reported again.
+        if self.errors.count() > errors {
+            self.silent.push(var);
         }
         // Bound to the user's name only now: the elements cannot refer to it.
         if let Some(ident) = ident {
