@@ -535,3 +535,54 @@ fn second_order_through_calls_on_elements() {
     product.push(hv_k);
     assert_all_close(&product, &numeric, 1e-6, "hvp");
 }
+
+/// Rows iterated and measured: `for x in w[1].iter()`, `xs[k].iter().enumerate()`,
+/// `&w[0]`, a sub-slice of a row `ps[i].pos[0..1]`, and `w[i].len()`.
+#[grad(jvp)]
+fn rows(w: &[[f64; 3]; 2], xs: &[[f64; 2]], ps: &[Particle], k: usize) -> f64 {
+    let mut s = 0.0;
+    for x in w[1].iter() {
+        s += x * x;
+    }
+    for (j, x) in xs[k].iter().enumerate() {
+        s += x.sin() * j as f64;
+    }
+    for &x in &w[0] {
+        s *= x;
+    }
+    for i in 0..ps.len() {
+        for q in ps[i].pos[0..1].iter() {
+            s += q * ps[i].mass;
+        }
+        s += ps[i].pos.len() as f64 * ps[i].pos[1];
+    }
+    s + w[0].iter().map(|v| v * 2.0).sum::<f64>() + w[1].len() as f64
+}
+
+#[test]
+fn rows_iterated_whole() {
+    let w = [[1.0, 2.0, 3.0], [0.5, -0.5, 0.25]];
+    let xs = vec![[0.1, 0.2], [0.3, 0.4]];
+    let ps = particles();
+    let (value, dw, dxs, dps) = rows_grad(&w, &xs, &ps, 1);
+    assert_eq!(value.to_bits(), rows(&w, &xs, &ps, 1).to_bits());
+    let flat_w: Vec<f64> = w.iter().flatten().copied().collect();
+    let numeric = common::fd_gradient(
+        |x| {
+            let at = [[x[0], x[1], x[2]], [x[3], x[4], x[5]]];
+            rows(&at, &xs, &ps, 1)
+        },
+        &flat_w,
+    );
+    let got: Vec<f64> = dw.iter().flatten().copied().collect();
+    assert_all_close(&got, &numeric, 1e-7, "∂/∂w");
+    let numeric = common::fd_rows_gradient(|xs| rows(&w, xs, &ps, 1), &xs);
+    let got: Vec<f64> = dxs.iter().flatten().copied().collect();
+    assert_all_close(&got, &numeric, 1e-7, "∂/∂xs");
+    assert_all_close(
+        &dps.to_flat_vec(),
+        &fd_flat_gradient(&ps, |ps| rows(&w, &xs, ps, 1)),
+        1e-7,
+        "∂/∂ps",
+    );
+}

@@ -86,6 +86,9 @@ pub enum ParamKind {
     Bool,
     /// `m: &S`, the program's struct (deriving `Differentiable`).
     Struct,
+    /// `ms: &[S]` (or `&Vec<S>`): a collection of the program's struct, of the program's
+    /// run-time length.
+    Structs(Pass),
 }
 
 /// A parameter of a generated function.
@@ -460,7 +463,12 @@ impl Function {
         match &self.wrt {
             Some(wrt) => wrt.clone(),
             None => (0..self.params.len())
-                .filter(|&i| matches!(self.params[i].kind, ParamKind::Real(..) | ParamKind::Struct))
+                .filter(|&i| {
+                    matches!(
+                        self.params[i].kind,
+                        ParamKind::Real(..) | ParamKind::Struct | ParamKind::Structs(_)
+                    )
+                })
                 .collect(),
         }
     }
@@ -591,6 +599,16 @@ pub fn param_type(kind: &ParamKind, target: Target) -> String {
             Target::Grad => format!("&{STRUCT}"),
             Target::Tape => format!("&{STRUCT}Tape<'t>"),
         },
+        ParamKind::Structs(pass) => {
+            let element = match target {
+                Target::Grad => STRUCT.to_string(),
+                Target::Tape => format!("{STRUCT}Tape<'t>"),
+            };
+            match pass {
+                Pass::VecRef => format!("&Vec<{element}>"),
+                _ => format!("&[{element}]"),
+            }
+        }
         ParamKind::Real(shape, pass) => {
             let amp = if *pass == Pass::Value { "" } else { "&" };
             match shape {
@@ -1428,7 +1446,7 @@ impl Program {
             && main
                 .params
                 .iter()
-                .all(|p| !matches!(p.kind, ParamKind::Struct))
+                .all(|p| !matches!(p.kind, ParamKind::Struct | ParamKind::Structs(_)))
     }
 
     /// Whether a function of the program is `#[grad(reassociate)]`: then the value of the

@@ -175,6 +175,7 @@ fn grad_arg(a: &str, i: usize, p: &Param, single: bool) -> String {
         ParamKind::Int { .. } => format!("{a}.int({i})"),
         ParamKind::Bool => format!("{a}.flag({i})"),
         ParamKind::Struct => format!("&make_{}({a}, {i})", STRUCT.to_lowercase()),
+        ParamKind::Structs(_) => format!("&make_{}_vec({a}, {i})", STRUCT.to_lowercase()),
         ParamKind::Real(shape, pass) if single => {
             let amp = if *pass == Pass::Value { "" } else { "&" };
             match shape {
@@ -207,6 +208,15 @@ fn tape_leaf(i: usize, p: &Param) -> (Option<String>, String) {
         return (
             Some(format!(
                 "let p{i} = make_{lower}_tape(&t, &make_{lower}(a, {i}));"
+            )),
+            format!("&p{i}"),
+        );
+    }
+    if let ParamKind::Structs(_) = p.kind {
+        let lower = STRUCT.to_lowercase();
+        return (
+            Some(format!(
+                "let p{i}: Vec<_> = make_{lower}_vec(a, {i}).iter().map(|s| make_{lower}_tape(&t, s)).collect();"
             )),
             format!("&p{i}"),
         );
@@ -247,6 +257,10 @@ pub fn case(name: &str, program: &Program, source: &str) -> String {
             }
             ParamKind::Real(Shape::Slice, _) => "Spec::Run(1)".into(),
             ParamKind::Real(Shape::Rows(k), _) => format!("Spec::Run({k})"),
+            ParamKind::Structs(_) => {
+                let def = program.structure.as_ref().expect("a struct parameter");
+                format!("Spec::Run({})", def.counts().0)
+            }
             ParamKind::Struct => {
                 let def = program.structure.as_ref().expect("a struct parameter");
                 let (fixed, run) = def.counts();
@@ -365,6 +379,33 @@ fn structure(def: &StructDef) -> String {
         "    let mut s = {STRUCT} {{ {} }};\n    s.copy_from_flat(x);\n    s\n}}",
         fields.join(", ")
     );
+    if run == 0 {
+        // A collection of the struct: `fixed` numbers per element, and constants that
+        // vary along it.
+        let mut fields = Vec::new();
+        for (name, f) in &def.fields {
+            let init = match f {
+                Field::Scalar => "0.0".to_string(),
+                Field::Array(n) => format!("[0.0; {n}]"),
+                Field::Nested(n, k) => format!("[[0.0; {k}]; {n}]"),
+                Field::Vec => "Vec::new()".into(),
+                Field::Int(hi) => format!("j % {}", hi + 1),
+                Field::Bool => "j % 2 == 0".into(),
+            };
+            fields.push(format!("{name}: {init}"));
+        }
+        let _ = writeln!(
+            s,
+            "pub fn make_{lower}_vec(a: &Args, i: usize) -> Vec<{STRUCT}> {{
+    a.slice(i).chunks({fixed}).enumerate().map(|(j, x)| {{
+        let mut s = {STRUCT} {{ {} }};
+        s.copy_from_flat(x);
+        s
+    }}).collect()
+}}",
+            fields.join(", ")
+        );
+    }
     let mut fields = Vec::new();
     for (name, f) in &def.fields {
         let init = match f {

@@ -129,6 +129,14 @@ impl Lowering {
                         if let Some(var) = self.sequence_var(&call.receiver) {
                             return self.len_of(var, call.method.span());
                         }
+                        // `w[i].len()` of a row: its constant length.
+                        if let Expr::Index(index) = control::strip(&call.receiver) {
+                            if let Some(len) = self.row_len(index) {
+                                let len = quote!((#len) as ::core::primitive::usize);
+                                let span = call.method.span();
+                                return self.push(NodeKind::Const(len), Num::Int, span);
+                            }
+                        }
                     }
                     _ => {}
                 }
@@ -841,7 +849,10 @@ impl Lowering {
         // alias of `xs[i]`) is passed as `&xs[i]` when the argument as written is a
         // reference (`row` bound by `for row in xs.iter()`, `&row`), else as `xs[i]`
         // (`*row`, or `row` bound by `for &row in xs`).
+        // An element of a collection of structs is lent (`&m.layers[l]`), as written
+        // or not (a method's receiver `m.layers[l].g(x)`).
         let (reference, deref) = match self.aliases.get(&var) {
+            _ if self.element_struct(var) => (true, false),
             Some(alias) if indices.is_empty() => (
                 alias.refs + usize::from(reference) > usize::from(deref),
                 false,

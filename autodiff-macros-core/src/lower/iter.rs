@@ -152,6 +152,7 @@ impl Lowering {
                 };
                 self.subslice(index, range)
             }
+            Expr::Index(index) if self.row_of(index).is_some() => self.row(index, span),
             Expr::Path(_) | Expr::Field(_) | Expr::Index(_) => {
                 let var = self.sequence(expr)?;
                 self.source(var, span)
@@ -236,6 +237,51 @@ impl Lowering {
         Some((count, max_trips, plan, Vec::new()))
     }
 
+    /// The variable of `w[i]`, a row of a parameter or local of two or more dimensions (a
+    /// 2-D array, a slice of arrays, a field of a collection's elements), if it is one.
+    fn row_of(&self, index: &syn::ExprIndex) -> Option<VarId> {
+        let Expr::Path(path) = strip(&index.expr) else {
+            return None;
+        };
+        let var = self.scopes.lookup(path.path.get_ident()?)?;
+        let v = &self.vars[var];
+        let rank = v.dims.len() + usize::from(v.slice);
+        let numbers = matches!(v.kind, VarKind::Real | VarKind::Int);
+        (numbers && rank >= 2 && !self.aliases.contains_key(&var) && !self.structs.contains(&var))
+            .then_some(var)
+    }
+
+    /// The length of the row `w[i]`, a constant expression, if `w[i]` is one.
+    pub(super) fn row_len(&self, index: &syn::ExprIndex) -> Option<TokenStream> {
+        let v = &self.vars[self.row_of(index)?];
+        Some(v.dims[usize::from(!v.slice)].clone())
+    }
+
+    /// `w[i]` as an iterable (`for x in w[i].iter()`): the items of the row.
+    fn row<'a>(
+        &mut self,
+        index: &syn::ExprIndex,
+        span: Span,
+    ) -> Option<(VarId, Option<TokenStream>, Plan<'a>, Vec<Stage<'a>>)> {
+        let var = self.row_of(index)?;
+        let len = self.row_len(index)?;
+        let row = self.let_int(span, |this| this.expr(&index.index));
+        let count = self.let_int(span, |this| {
+            this.push(
+                NodeKind::Const(quote!((#len) as ::core::primitive::usize)),
+                Num::Int,
+                span,
+            )
+        });
+        let plan = Plan::Element {
+            var,
+            prefix: vec![row],
+            pos: Pos::Counter,
+            refs: 0,
+        };
+        Some((count, Some(len), plan, Vec::new()))
+    }
+
     /// `xs[a..b]`, `xs[a..]`, `xs[..b]` (also `..=`) as an iterable: the items of the range.
     fn subslice<'a>(
         &mut self,
@@ -243,16 +289,30 @@ impl Lowering {
         range: &'a syn::ExprRange,
     ) -> Option<(VarId, Option<TokenStream>, Plan<'a>, Vec<Stage<'a>>)> {
         let span = index.bracket_token.span.join();
-        let var = self.sequence(&index.expr)?;
-        let (_, _, plan, _) = self.source(var, span)?;
+        // Of a variable, or of a row of one (`w[i][1..3]`).
+        let (plan, length) = match strip(&index.expr) {
+            Expr::Index(row) if self.row_of(row).is_some() => {
+                let len = self.row_len(row)?;
+                (self.row(row, span)?.2, Ok(len))
+            }
+            expr => {
+                let var = self.sequence(expr)?;
+                (self.source(var, span)?.2, Err(var))
+            }
+        };
         let start = self.let_int(span, |this| match &range.start {
             Some(start) => this.expr(start),
             None => this.push(NodeKind::Const(quote!(0usize)), Num::Int, span),
         });
         let inclusive = matches!(range.limits, syn::RangeLimits::Closed(_));
-        let end = self.let_int(span, |this| match &range.end {
-            Some(end) => this.expr(end),
-            None => this.len_of(var, span),
+        let end = self.let_int(span, |this| match (&range.end, length) {
+            (Some(end), _) => this.expr(end),
+            (None, Ok(len)) => this.push(
+                NodeKind::Const(quote!((#len) as ::core::primitive::usize)),
+                Num::Int,
+                span,
+            ),
+            (None, Err(var)) => this.len_of(var, span),
         });
         let count = self.range_count(start, end, inclusive, span);
         let plan = substitute(plan, &|inner| Pos::Shift {

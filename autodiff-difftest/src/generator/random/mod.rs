@@ -499,6 +499,7 @@ fn prefix(kind: &ParamKind) -> &'static str {
         ParamKind::Int { .. } => "n",
         ParamKind::Bool => "flag",
         ParamKind::Struct => "m",
+        ParamKind::Structs(_) => "ms",
     }
 }
 
@@ -627,6 +628,19 @@ fn declare_params(g: &mut Gen, params: &[Param]) {
             ParamKind::Bool => Kind::Bool,
             ParamKind::Struct => {
                 declare_struct(g, &p.name);
+                continue;
+            }
+            // Elements by constant and run-time indices (`ms[1].w[k]`, `ms[ms.len() - 1]`),
+            // each a struct as a parameter is: its fields read, its methods called.
+            ParamKind::Structs(_) => {
+                let name = &p.name;
+                for index in [
+                    "0".to_string(),
+                    "1".to_string(),
+                    format!("{name}.len() - 1"),
+                ] {
+                    declare_struct(g, &format!("{name}[{index}]"));
+                }
                 continue;
             }
         };
@@ -787,13 +801,24 @@ fn random_function(g: &mut Gen, name: &str, role: Role) -> Function {
             });
         }
     }
-    if !helper && g.structure.is_some() {
+    if let (false, Some(def)) = (helper, &g.structure) {
         let at = g.rng.random_range(0..=params.len());
+        // A collection of the struct where its elements hold no `Vec`.
+        let flat = def.fields.iter().all(|(_, f)| *f != Field::Vec);
+        let kind = if flat && g.chance(0.5) {
+            ParamKind::Structs(if g.chance(0.7) {
+                Pass::Ref
+            } else {
+                Pass::VecRef
+            })
+        } else {
+            ParamKind::Struct
+        };
         params.insert(
             at,
             Param {
                 name: String::new(),
-                kind: ParamKind::Struct,
+                kind,
                 mutable: false,
             },
         );
