@@ -418,3 +418,74 @@ fn mut_parameters_that_are_only_read_are_differentiated_as_shared() {
     );
     common::assert_close(tangent, d_self.w[0], 1e-15, "tangent along w0");
 }
+
+/// A struct with tuple fields, alone and in a slice.
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+pub struct Body {
+    pub pos: (f64, f64),
+    pub spin: (f64, [f64; 2]),
+    pub mass: f64,
+}
+
+#[grad(jvp, hvp)]
+fn body_energy(b: &Body, bs: &[Body]) -> f64 {
+    let mut e = b.mass * (b.pos.0 * b.pos.0 + b.pos.1.sin()) + b.spin.1[1] * b.spin.0;
+    for o in bs {
+        e += o.pos.0 * o.spin.1[0] * b.mass + o.pos.1 * o.pos.1;
+    }
+    e
+}
+
+#[test]
+fn tuple_fields() {
+    let b = Body {
+        pos: (0.5, -0.3),
+        spin: (0.2, [1.0, 2.0]),
+        mass: 1.5,
+    };
+    let bs = vec![
+        b.clone(),
+        Body {
+            pos: (1.0, 2.0),
+            spin: (0.1, [0.3, 0.4]),
+            mass: 2.0,
+        },
+    ];
+    let (value, d_b, d_bs) = body_energy_grad(&b, &bs);
+    assert_eq!(value.to_bits(), body_energy(&b, &bs).to_bits());
+    assert_eq!(b.param_count(), 6);
+    assert_close(
+        &d_b.to_flat_vec(),
+        &numeric_partial(&b, |b| body_energy(b, &bs)),
+        1e-7,
+    );
+    assert_close(
+        &d_bs.to_flat_vec(),
+        &numeric_partial(&bs, |bs| body_energy(&b, bs)),
+        1e-7,
+    );
+    // Closed forms: ∂/∂b.pos.0 = 2·mass·pos.0, ∂/∂bs[1].spin.1[0] = bs[1].pos.0 · mass.
+    assert!((d_b.pos.0 - 2.0 * 1.5 * 0.5).abs() < 1e-14);
+    assert!((d_bs[1].spin.1[0] - 1.0 * 1.5).abs() < 1e-14);
+    let (_, tangent) = body_energy_jvp(&b, &bs, &d_b, &d_bs);
+    let squared: f64 = d_b
+        .to_flat_vec()
+        .iter()
+        .chain(&d_bs.to_flat_vec())
+        .map(|g| g * g)
+        .sum();
+    assert!((tangent - squared).abs() < 1e-12 * squared.max(1.0));
+    let (_, _, _, hv_b, _) = body_energy_hvp(&b, &bs, &d_b, &bs.zero_like());
+    let h = 1e-5;
+    let at = |step: f64| {
+        let mut moved = b.clone();
+        moved.add_scaled(step, &d_b);
+        body_energy_grad(&moved, &bs).1.to_flat_vec()
+    };
+    let numeric: Vec<f64> = at(h)
+        .iter()
+        .zip(at(-h))
+        .map(|(up, down)| (up - down) / (2.0 * h))
+        .collect();
+    assert_close(&hv_b.to_flat_vec(), &numeric, 1e-6);
+}

@@ -56,6 +56,8 @@ pub enum FieldKind {
     Struct(Type),
     /// A collection of such structs: `Vec<Layer>` (`None`) or `[Layer; K]` (`Some(K)`).
     Collection(Type, Option<TokenStream>),
+    /// A tuple of numbers and arrays of them: `(f64, [f64; 2])`.
+    Tuple(Type),
     /// Anything else: only allowed when skipped.
     Other,
 }
@@ -77,6 +79,10 @@ impl FieldKind {
             FieldKind::Struct(path)
         } else if let Some((element, len)) = collection(ty) {
             FieldKind::Collection(element, len)
+        } else if matches!(ty, Type::Tuple(tuple) if !tuple.elems.is_empty()
+            && tuple.elems.iter().all(|e| matches!(FieldKind::of(e), FieldKind::Real(_))))
+        {
+            FieldKind::Tuple(ty.clone())
         } else {
             FieldKind::Other
         }
@@ -90,6 +96,7 @@ impl FieldKind {
                 | FieldKind::Vector(_)
                 | FieldKind::Struct(_)
                 | FieldKind::Collection(..)
+                | FieldKind::Tuple(_)
         )
     }
 }
@@ -225,7 +232,8 @@ pub fn parse_lenient(input: &DeriveInput) -> (Option<Layout>, crate::errors::Err
                 &field.ty,
                 "a field of a `Differentiable` struct must be `f64`, `[f64; N]` (also \
                  nested), `Vec<f64>`, `Vec<[f64; N]>`, another `Differentiable` struct or a \
-                 `Vec` or array of them, an integer or `bool`; mark a field that holds anything else \
+                 `Vec` or array of them, a tuple of numbers and arrays, an integer or `bool`; \
+                 mark a field that holds anything else \
                  `#[differentiable(skip)]`",
             );
         }

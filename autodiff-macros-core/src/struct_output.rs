@@ -62,7 +62,7 @@ fn number_fields(layout: &Layout, ty: &Type) -> syn::Result<Vec<NumberField>> {
                 dims: dims.clone(),
                 vector: true,
             }),
-            FieldKind::Struct(_) | FieldKind::Collection(..) => {
+            FieldKind::Struct(_) | FieldKind::Collection(..) | FieldKind::Tuple(_) => {
                 return Err(syn::Error::new_spanned(
                     ty,
                     format!(

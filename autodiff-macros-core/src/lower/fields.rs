@@ -72,37 +72,8 @@ impl Lowering {
         // This struct's type, for the fields that are structs (`enclosing` holds the
         // types of those this one is a field of).
         let this = ty.to_token_stream().to_string();
-        // (the field as written after `.`, what it holds, skipped)
-        let fields: Vec<(TokenStream, FieldKind, bool)> = if let Type::Tuple(tuple) = ty {
-            tuple
-                .elems
-                .iter()
-                .enumerate()
-                .map(|(position, ty)| {
-                    let index = syn::Index::from(position);
-                    (quote!(#index), FieldKind::of(ty), false)
-                })
-                .collect()
-        } else {
-            let Some(input) = layouts.get(ty) else {
-                self.errors.at(
-                    ty,
-                    "#[grad] could not learn this struct's fields: derive them with \
-                     `#[derive(autodiff::Differentiable)]` on the struct",
-                );
-                return;
-            };
-            match layout::parse(input) {
-                Ok(layout) => layout
-                    .fields
-                    .into_iter()
-                    .map(|field| (field.ident.to_token_stream(), field.kind, field.skip))
-                    .collect(),
-                Err(error) => {
-                    self.errors.push(error);
-                    return;
-                }
-            }
+        let Some(fields) = self.members(ty, layouts) else {
+            return;
         };
         for (member, kind, skip) in fields {
             let access = quote!(#access . #member);
@@ -117,7 +88,7 @@ impl Lowering {
                 FieldKind::Vector(dims) => (VarKind::Real, dims, Num::Real, true),
                 FieldKind::Int => (VarKind::Int, Vec::new(), Num::Int, false),
                 FieldKind::Bool => (VarKind::Bool, Vec::new(), Num::Bool, false),
-                FieldKind::Struct(ty) => {
+                FieldKind::Struct(ty) | FieldKind::Tuple(ty) => {
                     // A layout that says a struct holds itself, at any depth (which no
                     // struct of Rust can: it would have no size), would unfold without end.
                     let own = ty.to_token_stream().to_string();
@@ -187,6 +158,49 @@ impl Lowering {
             });
             let path = name.replace('·', ".");
             self.field_names.insert(path, binding);
+        }
+    }
+
+    /// The fields of a struct type (from its layout) or of a tuple type: each as written
+    /// after `.`, what it holds, and whether it is skipped. `None` after an error.
+    fn members(
+        &mut self,
+        ty: &Type,
+        layouts: &Layouts,
+    ) -> Option<Vec<(TokenStream, FieldKind, bool)>> {
+        if let Type::Tuple(tuple) = ty {
+            return Some(
+                tuple
+                    .elems
+                    .iter()
+                    .enumerate()
+                    .map(|(position, ty)| {
+                        let index = syn::Index::from(position);
+                        (quote!(#index), FieldKind::of(ty), false)
+                    })
+                    .collect(),
+            );
+        }
+        let Some(input) = layouts.get(ty) else {
+            self.errors.at(
+                ty,
+                "#[grad] could not learn this struct's fields: derive them with \
+                 `#[derive(autodiff::Differentiable)]` on the struct",
+            );
+            return None;
+        };
+        match layout::parse(input) {
+            Ok(layout) => Some(
+                layout
+                    .fields
+                    .into_iter()
+                    .map(|field| (field.ident.to_token_stream(), field.kind, field.skip))
+                    .collect(),
+            ),
+            Err(error) => {
+                self.errors.push(error);
+                None
+            }
         }
     }
 
@@ -261,24 +275,11 @@ impl Lowering {
                 .at(element, "structs nest too deeply for #[grad]");
             return;
         }
-        let Some(input) = layouts.get(element) else {
-            self.errors.at(
-                element,
-                "#[grad] could not learn this struct's fields: derive them with \
-                 `#[derive(autodiff::Differentiable)]` on the struct",
-            );
+        let Some(fields) = self.members(element, layouts) else {
             return;
         };
-        let layout = match layout::parse(input) {
-            Ok(layout) => layout,
-            Err(error) => {
-                self.errors.push(error);
-                return;
-            }
-        };
-        for field in layout.fields {
-            let member = field.ident.to_token_stream();
-            let label = field.ident.to_string();
+        for (member, kind, skip) in fields {
+            let label = member.to_string();
             let label = label.trim_start_matches("r#");
             let inner = quote!(#inner . #member);
             let name = format!("{name}·{label}");
@@ -287,12 +288,12 @@ impl Lowering {
             } else {
                 format!("{path}.{label}")
             };
-            let differentiable = differentiable && !field.skip;
-            let (kind, mut dims, num) = match field.kind {
+            let differentiable = differentiable && !skip;
+            let (kind, mut dims, num) = match kind {
                 FieldKind::Real(dims) => (VarKind::Real, dims, Num::Real),
                 FieldKind::Int => (VarKind::Int, Vec::new(), Num::Int),
                 FieldKind::Bool => (VarKind::Bool, Vec::new(), Num::Bool),
-                FieldKind::Struct(ty) if !field.skip => {
+                FieldKind::Struct(ty) | FieldKind::Tuple(ty) if !skip => {
                     self.element_fields(
                         param,
                         ident,
@@ -309,13 +310,15 @@ impl Lowering {
                     );
                     continue;
                 }
-                FieldKind::Vector(_) | FieldKind::Collection(..) if !field.skip => {
+                FieldKind::Vector(_) | FieldKind::Collection(..) if !skip => {
                     self.errors.at(
-                        &field.ty,
-                        "#[grad] reads the elements of a collection of structs (`Vec<Layer>`, \
-                         `&[Particle]`, `[Layer; K]`) when their fields are numbers, arrays, \
-                         integers or structs of them; a `Vec` or collection inside each \
-                         element is not supported yet",
+                        element,
+                        format!(
+                            "#[grad] reads the elements of a collection of structs \
+                             (`Vec<Layer>`, `&[Particle]`, `[Layer; K]`) when their fields are \
+                             numbers, arrays, integers or structs of them; `{label}`, a `Vec` \
+                             or collection inside each element, is not supported yet"
+                        ),
                     );
                     continue;
                 }

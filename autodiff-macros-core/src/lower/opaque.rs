@@ -41,8 +41,11 @@ pub fn is_opaque(ident: &Ident, ty: &Type, body: &syn::Block, wrt: Option<&[Iden
     }
     if crate::layout::collection(referenced).is_some() {
         // A collection of structs when the body reads its elements' fields or loops
-        // over it; else (`&[Op]` of an enum) a constant.
-        return !elements_read(ident, &body.to_token_stream());
+        // over it, or does not name it (with a zero partial, as a struct); else
+        // (`&[Op]` of an enum) a constant.
+        let body = body.to_token_stream();
+        return crate::types::mentions(&body, &|name| name == ident)
+            && !elements_read(ident, &body);
     }
     if matches!(referenced, Type::Tuple(_) | Type::Array(_) | Type::Slice(_)) {
         return false;
