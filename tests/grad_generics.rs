@@ -79,3 +79,108 @@ fn two_constants_against_finite_differences() {
         assert!((a - e).abs() < 1e-7, "component {i}: {a} vs {e}");
     }
 }
+
+// ----- const-generic structs ------------------------------------------------------------
+
+mod common;
+use common::{assert_all_close, fd_flat_gradient};
+
+/// A layer of any width.
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+pub struct Linear<const N: usize> {
+    pub w: [f64; N],
+    pub b: f64,
+}
+
+/// Layers of one width, nested and in an array.
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+pub struct Net<const H: usize> {
+    pub first: Linear<H>,
+    pub out: [Linear<H>; 2],
+}
+
+#[grad(jvp, hvp)]
+fn predict<const N: usize>(m: &Linear<N>, x: &[f64; N]) -> f64 {
+    let mut s = m.b;
+    for i in 0..N {
+        s += m.w[i] * x[i];
+    }
+    s.tanh()
+}
+
+#[grad]
+fn net_loss(m: &Linear<3>, net: &Net<2>, x: [f64; 3], head: [f64; 2]) -> f64 {
+    let mut total = predict(m, &x) + net.first.w[1] * net.out[1].w[0];
+    for layer in &net.out {
+        total += predict(layer, &head) * layer.b;
+    }
+    total
+}
+
+#[test]
+fn const_generic_structs() {
+    let m = Linear {
+        w: [0.1, 0.2, -0.3],
+        b: 0.5,
+    };
+    let x = [1.0, 2.0, 3.0];
+    let (value, d_m, d_x) = predict_grad(&m, &x);
+    assert_eq!(value.to_bits(), predict(&m, &x).to_bits());
+    assert_all_close(
+        &d_m.to_flat_vec(),
+        &fd_flat_gradient(&m, |m| predict(m, &x)),
+        1e-8,
+        "∂/∂m",
+    );
+    // Closed form: ∂/∂x = (1 - tanh²) w.
+    let slope = 1.0 - value * value;
+    assert_all_close(&d_x, &m.w.map(|w| slope * w), 1e-14, "∂/∂x");
+    let (_, tangent) = predict_jvp(&m, &x, &d_m, &[0.0; 3]);
+    let squared: f64 = d_m.to_flat_vec().iter().map(|g| g * g).sum();
+    assert!((tangent - squared).abs() < 1e-13);
+    let (_, _, _, hv_m, _) = predict_hvp(&m, &x, &d_m, &[0.0; 3]);
+    let h = 1e-5;
+    let at = |step: f64| {
+        let mut moved = m.clone();
+        moved.add_scaled(step, &d_m);
+        predict_grad(&moved, &x).1.to_flat_vec()
+    };
+    let numeric: Vec<f64> = at(h)
+        .iter()
+        .zip(at(-h))
+        .map(|(up, down)| (up - down) / (2.0 * h))
+        .collect();
+    assert_all_close(&hv_m.to_flat_vec(), &numeric, 1e-6, "hvp");
+
+    let net = Net {
+        first: Linear {
+            w: [0.3, 0.4],
+            b: 0.1,
+        },
+        out: [
+            Linear {
+                w: [0.5, 0.6],
+                b: 0.2,
+            },
+            Linear {
+                w: [0.7, 0.8],
+                b: 0.3,
+            },
+        ],
+    };
+    let head = [0.4, -0.9];
+    let (value, d_m, d_net, _, _) = net_loss_grad(&m, &net, x, head);
+    assert_eq!(value.to_bits(), net_loss(&m, &net, x, head).to_bits());
+    assert_all_close(
+        &d_m.to_flat_vec(),
+        &fd_flat_gradient(&m, |m| net_loss(m, &net, x, head)),
+        1e-8,
+        "∂/∂m",
+    );
+    assert_all_close(
+        &d_net.to_flat_vec(),
+        &fd_flat_gradient(&net, |net| net_loss(&m, net, x, head)),
+        1e-8,
+        "∂/∂net",
+    );
+}

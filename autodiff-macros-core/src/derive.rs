@@ -45,11 +45,12 @@ pub fn derive(facade: syn::Path, input: TokenStream) -> TokenStream {
 /// `#[grad]` checks, and the crate does not compile, so nothing calls it.
 fn placeholder(layout: &Layout) -> TokenStream {
     let name = &layout.ident;
+    let (generics, arguments, _) = layout.generics.split_for_impl();
     let trait_ = quote!(::autodiff::Differentiable);
     let (f64, usize) = (primitive("f64"), primitive("usize"));
     quote! {
         #[allow(unused_variables)]
-        impl #trait_ for #name {
+        impl #generics #trait_ for #name #arguments {
             fn zero_like(&self) -> Self {
                 ::core::unreachable!()
             }
@@ -104,8 +105,9 @@ fn implementation(layout: &Layout) -> TokenStream {
         .collect();
     // Primitive types by their paths: the struct's module may shadow `f64` or `usize`.
     let (f64, usize) = (primitive("f64"), primitive("usize"));
+    let (generics, arguments, _) = layout.generics.split_for_impl();
     quote! {
-        impl #trait_ for #name {
+        impl #generics #trait_ for #name #arguments {
             #[inline]
             fn zero_like(&self) -> Self {
                 #name { #(#zero),* }
@@ -135,6 +137,7 @@ fn implementation(layout: &Layout) -> TokenStream {
 /// It hands the struct's fields to `#[grad]`'s next step.
 fn layout_macro(layout: &Layout) -> TokenStream {
     let name = &layout.ident;
+    let generics = &layout.generics;
     let hidden = format_ident!("__autodiff_layout_{}", name, span = Span::call_site());
     let fields = layout.fields.iter().map(|field| {
         let ident = &field.ident;
@@ -147,7 +150,7 @@ fn layout_macro(layout: &Layout) -> TokenStream {
         macro_rules! #hidden {
             ($($state:tt)*) => {
                 ::autodiff::__private::grad_resume! {
-                    [struct #name { #(#fields),* }] $($state)*
+                    [struct #name #generics { #(#fields),* }] $($state)*
                 }
             };
         }

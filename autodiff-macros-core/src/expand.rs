@@ -177,13 +177,14 @@ impl Layouts {
         self.known.push((ty, layout));
     }
 
-    /// The layout of a type as written, if known.
-    pub fn get(&self, ty: &Type) -> Option<&DeriveInput> {
+    /// The layout of a type as written, if known; of a const-generic struct, for the
+    /// type's arguments (`Linear<3>`).
+    pub fn get(&self, ty: &Type) -> Option<DeriveInput> {
         let key = layout::key(ty);
         self.known
             .iter()
             .find(|(known, _)| layout::key(known) == key)
-            .map(|(_, layout)| layout)
+            .map(|(_, input)| layout::instantiate(input, ty))
     }
 }
 
@@ -240,7 +241,7 @@ impl State {
             let Some(input) = self.layouts.get(&ty) else {
                 return Some(ty);
             };
-            if let Ok(layout) = layout::parse(input) {
+            if let Ok(layout) = layout::parse(&input) {
                 pending.extend(nested(&layout).into_iter().rev());
             }
         }
@@ -271,11 +272,20 @@ impl State {
             .iter()
             .map(|(ty, layout)| quote!((#ty) [#layout]));
         let span = ty.span();
+        let name = layout::macro_path(ty);
+        // The probe names the type outside the function, where a const-generic struct's
+        // arguments (`Linear<N>`) may not exist: only a struct without them is probed.
+        let generic = layout::key(ty) != name.to_string();
+        let probe = (!generic).then(|| {
+            quote_spanned! {span=>
+                const _: () = {
+                    let _ = ::autodiff::__private::probe::differentiable::<#ty>;
+                };
+            }
+        });
         let request = quote_spanned! {span=>
-            const _: () = {
-                let _ = ::autodiff::__private::probe::differentiable::<#ty>;
-            };
-            #ty! { @grad [#args] [#(#known)*] [#(#self_ty)*] #function }
+            #probe
+            #name! { @grad [#args] [#(#known)*] [#(#self_ty)*] #function }
         };
         crate::krate::relocate(request, &facade)
     }
@@ -425,7 +435,7 @@ fn try_expand(args: TokenStream, function: ItemFn, context: &Context) -> syn::Re
     }
     if let Some(ty) = struct_output_type(&function, context.self_ty) {
         if let Some(layout) = context.layouts.get(&ty) {
-            return struct_output(args, function, &ty, layout, context);
+            return struct_output(args, function, &ty, &layout, context);
         }
     }
     let args = args::parse(args)?;

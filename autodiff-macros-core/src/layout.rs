@@ -26,6 +26,8 @@ use syn::{Data, DeriveInput, Fields, Ident, Type};
 pub struct Layout {
     /// The struct's name.
     pub ident: Ident,
+    /// Its const generic parameters, if any.
+    pub generics: syn::Generics,
     /// Its fields, in declaration order.
     pub fields: Vec<Field>,
 }
@@ -105,13 +107,38 @@ impl FieldKind {
 /// (besides the primitive types).
 const NOT_STRUCTS: &[&str] = &["String", "Self"];
 
-/// `Name` or `path::Name` without generic arguments: a type that may derive
-/// `Differentiable`.
+/// Generic types of the standard library, which no derive describes.
+const STANDARD_GENERICS: &[&str] = &["Vec", "Option", "Box", "Rc", "Arc", "Result", "Cell"];
+
+/// Whether a path segment's generic arguments are those of a const-generic struct:
+/// none, or constants (`Linear<3>`, `Linear<{ N + 1 }>`, `Linear<N>` with `N` named as
+/// constants are, in capitals).
+fn const_arguments(segment: &syn::PathSegment) -> bool {
+    let syn::PathArguments::AngleBracketed(args) = &segment.arguments else {
+        return segment.arguments.is_none();
+    };
+    !STANDARD_GENERICS.iter().any(|name| segment.ident == name)
+        && args.args.iter().all(|arg| match arg {
+            syn::GenericArgument::Const(_) => true,
+            syn::GenericArgument::Type(Type::Path(path)) => {
+                path.qself.is_none()
+                    && path.path.get_ident().is_some_and(|ident| {
+                        let name = ident.to_string();
+                        name.chars()
+                            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+                    })
+            }
+            _ => false,
+        })
+}
+
+/// `Name` or `path::Name`, without generic arguments or with constant ones
+/// (`Linear<N>`): a type that may derive `Differentiable`.
 pub fn struct_path(ty: &Type) -> Option<Type> {
     match ty {
         Type::Path(path)
             if path.qself.is_none()
-                && path.path.segments.iter().all(|s| s.arguments.is_none())
+                && path.path.segments.iter().all(const_arguments)
                 && scalar_float(ty).is_none()
                 && !is_integer(ty)
                 && !is_bool(ty)
@@ -158,6 +185,82 @@ pub fn struct_in(ty: &Type) -> Option<Type> {
     struct_path(ty).or_else(|| collection(ty).map(|(element, _)| element))
 }
 
+/// The path of a struct type without its generic arguments (`Linear<N>` → `Linear`): the
+/// name of its layout macro.
+pub fn macro_path(ty: &Type) -> TokenStream {
+    match ty {
+        Type::Path(path) => {
+            let mut path = path.path.clone();
+            if let Some(last) = path.segments.last_mut() {
+                last.arguments = syn::PathArguments::None;
+            }
+            path.to_token_stream()
+        }
+        ty => ty.to_token_stream(),
+    }
+}
+
+/// The layout of a const-generic struct for the arguments of `ty` (`Linear<3>` of
+/// `struct Linear<const N: usize> { w: [f64; N] }`: `w: [f64; 3]`), without generics.
+/// A struct without generics is returned as it is.
+pub fn instantiate(input: &DeriveInput, ty: &Type) -> DeriveInput {
+    let mut input = input.clone();
+    if input.generics.params.is_empty() {
+        return input;
+    }
+    let args: Vec<TokenStream> = match ty {
+        Type::Path(path) => match path.path.segments.last().map(|s| &s.arguments) {
+            Some(syn::PathArguments::AngleBracketed(args)) => {
+                args.args.iter().map(ToTokens::to_token_stream).collect()
+            }
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    };
+    let names: Vec<Ident> = input
+        .generics
+        .const_params()
+        .map(|param| param.ident.clone())
+        .collect();
+    if let Data::Struct(data) = &mut input.data {
+        for field in data.fields.iter_mut() {
+            let tokens = substitute(field.ty.to_token_stream(), &names, &args);
+            if let Ok(ty) = syn::parse2(tokens) {
+                field.ty = ty;
+            }
+        }
+    }
+    input.generics = syn::Generics::default();
+    input
+}
+
+/// `tokens` with each of `names` replaced by the argument at its position.
+fn substitute(tokens: TokenStream, names: &[Ident], args: &[TokenStream]) -> TokenStream {
+    use proc_macro2::{Group, TokenTree};
+    tokens
+        .into_iter()
+        .map(|tree| match tree {
+            TokenTree::Ident(ident) => match names.iter().position(|name| *name == ident) {
+                Some(k) if k < args.len() => {
+                    let arg = &args[k];
+                    TokenTree::Group(Group::new(
+                        proc_macro2::Delimiter::None,
+                        quote::quote!(#arg),
+                    ))
+                }
+                _ => TokenTree::Ident(ident),
+            },
+            TokenTree::Group(group) => {
+                let mut inner =
+                    Group::new(group.delimiter(), substitute(group.stream(), names, args));
+                inner.set_span(group.span());
+                TokenTree::Group(inner)
+            }
+            tree => tree,
+        })
+        .collect()
+}
+
 /// The key under which a layout is known: the type's tokens as written.
 pub fn key(ty: &Type) -> String {
     ty.to_token_stream().to_string()
@@ -177,11 +280,17 @@ pub fn parse(input: &DeriveInput) -> syn::Result<Layout> {
 /// generic.
 pub fn parse_lenient(input: &DeriveInput) -> (Option<Layout>, crate::errors::Errors) {
     let mut errors = crate::errors::Errors::default();
-    if !input.generics.params.is_empty() {
+    let generic = input
+        .generics
+        .params
+        .iter()
+        .any(|param| !matches!(param, syn::GenericParam::Const(_)));
+    if generic || input.generics.where_clause.is_some() {
         errors.at(
             &input.generics,
-            "#[derive(Differentiable)] does not support generic structs; write the struct \
-             for `f64`",
+            "#[derive(Differentiable)] supports const generic structs \
+             (`struct Linear<const N: usize>`), not type parameters or lifetimes; write the \
+             struct for `f64`",
         );
     }
     let fields = match &input.data {
@@ -205,6 +314,7 @@ pub fn parse_lenient(input: &DeriveInput) -> (Option<Layout>, crate::errors::Err
     };
     let mut layout = Layout {
         ident: input.ident.clone(),
+        generics: input.generics.clone(),
         fields: Vec::new(),
     };
     for field in fields {
@@ -252,7 +362,8 @@ pub fn parse_lenient(input: &DeriveInput) -> (Option<Layout>, crate::errors::Err
             });
         }
     }
-    let whole = input.generics.params.is_empty()
+    let whole = !generic
+        && input.generics.where_clause.is_none()
         && matches!(&input.data, Data::Struct(data) if matches!(data.fields, Fields::Named(_)));
     (whole.then_some(layout), errors)
 }

@@ -189,7 +189,7 @@ impl Lowering {
             );
             return None;
         };
-        match layout::parse(input) {
+        match layout::parse(&input) {
             Ok(layout) => Some(
                 layout
                     .fields
