@@ -175,3 +175,40 @@ fn wrt_a_written_parameter_and_grad_into() {
     assert_eq!((value, p), (12.0, vec![1.5, 3.0]));
     assert_eq!(d_p, [15.0, 1.0]);
 }
+
+/// Numbers passed by reference: `&f64`, and a `&mut f64` that is only read. Their partials,
+/// tangents and directions are numbers, the tangents and directions by reference as the
+/// parameters are.
+#[grad(jvp, hvp)]
+fn by_reference(x: &f64, w: &[f64; 2], k: &f64) -> f64 {
+    (*x * w[0]).sin() + x * w[1] * k + k.exp()
+}
+
+#[grad]
+#[allow(clippy::trivially_copy_pass_by_ref)] // the form under test
+fn read_through_mut(x: &mut f64, y: f64) -> f64 {
+    *x * y + x.cos()
+}
+
+#[test]
+fn numbers_by_reference() {
+    let (x, w, k) = (0.5, [1.0, 2.0], 0.3);
+    let (value, dx, dw, dk) = by_reference_grad(&x, &w, &k);
+    assert_eq!(value.to_bits(), by_reference(&x, &w, &k).to_bits());
+    // Closed forms.
+    assert_close(dx, w[0] * (x * w[0]).cos() + w[1] * k, 1e-15, "∂/∂x");
+    assert_close(dw[1], x * k, 1e-15, "∂/∂w1");
+    assert_close(dk, x * w[1] + k.exp(), 1e-15, "∂/∂k");
+    let (_, tangent) = by_reference_jvp(&x, &w, &k, &1.0, &[0.0, 0.5], &-1.0);
+    assert_close(tangent, dx + 0.5 * dw[1] - dk, 1e-14, "jvp");
+    let (_, _, _, _, hx, hw, hk) = by_reference_hvp(&x, &w, &k, &1.0, &[0.0, 0.0], &0.0);
+    assert_close(hx, -w[0] * w[0] * (x * w[0]).sin(), 1e-14, "∂²/∂x²");
+    assert_close(hw[1], k, 1e-14, "∂²/∂w1∂x");
+    assert_close(hk, w[1], 1e-14, "∂²/∂k∂x");
+
+    let mut held = 0.7;
+    let (value, dx, dy) = read_through_mut_grad(&held, 2.0);
+    assert_eq!(value.to_bits(), read_through_mut(&mut held, 2.0).to_bits());
+    assert_close(dx, 2.0 - held.sin(), 1e-15, "∂/∂x");
+    assert_close(dy, held, 1e-15, "∂/∂y");
+}

@@ -34,6 +34,8 @@ struct Written {
     /// `T` of `&mut T`.
     ty: Type,
     shape: Shape,
+    /// `&mut`: written through. Otherwise a `&f64` (or `&f32`), taken by value.
+    mutable: bool,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -65,10 +67,21 @@ fn written(function: &ItemFn) -> Option<Vec<Written>> {
         let (Pat::Ident(pat), Type::Reference(reference)) = (&*typed.pat, &*typed.ty) else {
             continue;
         };
-        if reference.mutability.is_none() {
+        let ty = (*reference.elem).clone();
+        let mutable = reference.mutability.is_some();
+        if !mutable {
+            // `x: &f64`: read through a reference, taken by value by the twin.
+            if scalar_float(&ty).is_some() {
+                out.push(Written {
+                    index,
+                    ident: pat.ident.clone(),
+                    ty,
+                    shape: Shape::Number,
+                    mutable,
+                });
+            }
             continue;
         }
-        let ty = (*reference.elem).clone();
         let shape = if scalar_float(&ty).is_some() {
             Shape::Number
         } else if array_dims(&ty, Float::F64).is_some() || array_dims(&ty, Float::F32).is_some() {
@@ -87,6 +100,7 @@ fn written(function: &ItemFn) -> Option<Vec<Written>> {
             ident: pat.ident.clone(),
             ty,
             shape,
+            mutable,
         });
     }
     (!out.is_empty()).then_some(out)
@@ -123,7 +137,8 @@ pub fn twin(function: &ItemFn) -> syn::Result<Option<ItemFn>> {
         syn::ReturnType::Default => true,
         syn::ReturnType::Type(_, ty) => matches!(&**ty, Type::Tuple(t) if t.elems.is_empty()),
     };
-    if returns_nothing && written.len() > 1 {
+    let writes = written.iter().filter(|w| w.mutable).count();
+    if returns_nothing && writes > 1 {
         return Err(syn::Error::new_spanned(
             &function.sig.inputs,
             "#[grad] differentiates a function that returns nothing through the one `&mut` \
@@ -146,7 +161,11 @@ pub fn twin(function: &ItemFn) -> syn::Result<Option<ItemFn>> {
         match w.shape {
             Shape::Number | Shape::Array => {
                 *typed.ty = ty.clone();
-                prelude.push(syn::parse_quote!(let mut #ident = #entry;));
+                prelude.push(if w.mutable {
+                    syn::parse_quote!(let mut #ident = #entry;)
+                } else {
+                    syn::parse_quote!(let #ident = #entry;)
+                });
             }
             Shape::Slice(float) => {
                 let real = Ident::new(
@@ -168,8 +187,7 @@ pub fn twin(function: &ItemFn) -> syn::Result<Option<ItemFn>> {
     Derefs(&written).visit_block_mut(&mut block);
     let mut stmts = prelude;
     stmts.extend(block.stmts);
-    if returns_nothing {
-        let w = &written[0];
+    if let (true, Some(w)) = (returns_nothing, written.iter().find(|w| w.mutable)) {
         let ident = &w.ident;
         // A trailing expression of type `()` (a loop) is a statement.
         if let Some(syn::Stmt::Expr(_, semi @ None)) = stmts.last_mut() {
@@ -246,7 +264,11 @@ pub fn wrappers(original: &ItemFn, generated: &TokenStream, in_impl: bool) -> To
                         let ident = &w.ident;
                         let ty = &w.ty;
                         *typed.pat = syn::parse_quote!(#ident);
-                        *typed.ty = syn::parse_quote!(&mut #ty);
+                        *typed.ty = if w.mutable {
+                            syn::parse_quote!(&mut #ty)
+                        } else {
+                            syn::parse_quote!(&#ty)
+                        };
                         twin_args.push(match w.shape {
                             Shape::Slice(_) => quote!(&*#ident),
                             _ => quote!(*#ident),
@@ -262,7 +284,20 @@ pub fn wrappers(original: &ItemFn, generated: &TokenStream, in_impl: bool) -> To
                         } else {
                             arg
                         };
-                        twin_args.push(arg.to_token_stream());
+                        // The tangent or direction of a number taken by reference is
+                        // taken by reference too, as the parameter is (`t_x: &f64`).
+                        let by_reference = written.iter().any(|w| {
+                            let entry = entry_ident(&w.ident).to_string();
+                            !w.mutable
+                                && [format!("t_{entry}"), format!("v_{entry}")].contains(&name)
+                        });
+                        if by_reference {
+                            let ty = &typed.ty;
+                            *typed.ty = syn::parse_quote!(&#ty);
+                            twin_args.push(quote!(*#arg));
+                        } else {
+                            twin_args.push(arg.to_token_stream());
+                        }
                     }
                 }
             }
@@ -281,17 +316,31 @@ pub fn wrappers(original: &ItemFn, generated: &TokenStream, in_impl: bool) -> To
         let twin_fn = path(&item.sig.ident);
         let original_fn = path(&original.sig.ident);
         let result = Ident::new("__autodiff_result", Span::mixed_site());
-        *wrapper.block = syn::parse_quote!({
-            let #result = #twin_fn(#(#twin_args),*);
-            let _ = #original_fn(#(#original_args),*);
-            #result
-        });
+        let writes = written.iter().any(|w| w.mutable);
+        *wrapper.block = if writes {
+            syn::parse_quote!({
+                let #result = #twin_fn(#(#twin_args),*);
+                let _ = #original_fn(#(#original_args),*);
+                #result
+            })
+        } else {
+            syn::parse_quote!({
+                #twin_fn(#(#twin_args),*)
+            })
+        };
         wrapper.attrs.retain(|a| !a.path().is_ident("doc"));
-        let doc = format!(
-            " `{name}{suffix}`, generated by `#[grad]`: as for any function, with the \
-             derivatives taken at the values the `&mut` parameters hold on entry; it then \
-             runs [`{name}`] itself, which writes through them as it does."
-        );
+        let doc = if writes {
+            format!(
+                " `{name}{suffix}`, generated by `#[grad]`: as for any function, with the \
+                 derivatives taken at the values the `&mut` parameters hold on entry; it \
+                 then runs [`{name}`] itself, which writes through them as it does."
+            )
+        } else {
+            format!(
+                " `{name}{suffix}`, generated by `#[grad]`: as for any function; a number \
+                 passed by reference (`&f64`) has a partial that is a number."
+            )
+        };
         wrapper.attrs.insert(0, syn::parse_quote!(#[doc = #doc]));
         out.extend(wrapper.into_token_stream());
     }
