@@ -196,6 +196,7 @@ pub mod __private {
     pub use autodiff_runtime::differentiable_numbers as numbers;
     pub use autodiff_runtime::differentiable_probe as probe;
     pub use autodiff_runtime::missing;
+    pub use autodiff_runtime::outputs;
     pub use autodiff_runtime::parallel;
     pub use autodiff_runtime::{loops, rules, Differentiable, F64Ext, Flat, Lanes, PartialOf};
     #[cfg(feature = "alloc")]

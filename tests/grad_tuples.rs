@@ -130,3 +130,38 @@ fn tuple_parameters() {
         );
     }
 }
+
+// ----- calls of functions returning arrays ----------------------------------------------
+
+mod common;
+
+/// A rotation, returning an array.
+#[grad(jvp)]
+fn rotate(y: [f64; 2], t: f64) -> [f64; 2] {
+    [
+        y[0] * t.cos() - y[1] * t.sin(),
+        y[0] * t.sin() + y[1] * t.cos(),
+    ]
+}
+
+/// Its result bound with a type, taken apart, and assigned back to an array.
+#[grad(jvp)]
+fn rotations(y: [f64; 2], t: f64) -> f64 {
+    let a: [f64; 2] = rotate(y, t);
+    let [c, d] = rotate(a, t * 0.5);
+    let mut z: [f64; 2] = rotate(a, t);
+    z = rotate(z, c);
+    z[0] * z[1] + c * d
+}
+
+#[test]
+fn calls_returning_arrays() {
+    let (y, t) = ([1.0, 2.0], 0.3);
+    let (value, dy, dt) = rotations_grad(y, t);
+    assert_eq!(value.to_bits(), rotations(y, t).to_bits());
+    let by_hand = |p: &[f64]| rotations([p[0], p[1]], p[2]);
+    let numeric = common::fd_gradient(by_hand, &[y[0], y[1], t]);
+    common::assert_all_close(&[dy[0], dy[1], dt], &numeric, 1e-8, "differences");
+    let (_, tangent) = rotations_jvp(y, t, [1.0, -0.5], 2.0);
+    common::assert_close(tangent, dy[0] - 0.5 * dy[1] + 2.0 * dt, 1e-13, "jvp");
+}

@@ -45,6 +45,8 @@ mod matrix;
 #[doc(hidden)]
 pub mod missing;
 #[doc(hidden)]
+pub mod outputs;
+#[doc(hidden)]
 pub mod parallel;
 mod real;
 pub mod rules;

@@ -355,13 +355,18 @@ fn structure(def: &StructDef) -> String {
     if run > 0 {
         let _ = writeln!(s, "    let n = (x.len() - {fixed}) / {run};");
     }
+    // The numbers' fields start at zero, to be written from the flat view.
+    let zero = |f: &Field| match f {
+        Field::Scalar => Some("0.0".to_string()),
+        Field::Array(n) => Some(format!("[0.0; {n}]")),
+        Field::Nested(n, k) => Some(format!("[[0.0; {k}]; {n}]")),
+        _ => None,
+    };
     let (mut ints, mut flags) = (0, 0);
     let mut fields = Vec::new();
     for (name, f) in &def.fields {
         let init = match f {
-            Field::Scalar => "0.0".to_string(),
-            Field::Array(n) => format!("[0.0; {n}]"),
-            Field::Nested(n, k) => format!("[[0.0; {k}]; {n}]"),
+            Field::Scalar | Field::Array(_) | Field::Nested(..) => zero(f).unwrap_or_default(),
             Field::Vec => "vec![0.0; n]".into(),
             Field::Int(_) => {
                 ints += 1;
@@ -385,9 +390,7 @@ fn structure(def: &StructDef) -> String {
         let mut fields = Vec::new();
         for (name, f) in &def.fields {
             let init = match f {
-                Field::Scalar => "0.0".to_string(),
-                Field::Array(n) => format!("[0.0; {n}]"),
-                Field::Nested(n, k) => format!("[[0.0; {k}]; {n}]"),
+                Field::Scalar | Field::Array(_) | Field::Nested(..) => zero(f).unwrap_or_default(),
                 Field::Vec => "Vec::new()".into(),
                 Field::Int(hi) => format!("j % {}", hi + 1),
                 Field::Bool => "j % 2 == 0".into(),

@@ -637,6 +637,12 @@ impl Generator<'_> {
                     .map(|(position, a)| self.call_arg(id, position, a))
                     .collect();
                 let call = pullback_call(callee, &values, None, &[]);
+                // Several outputs, a tuple or an array: read as a tuple.
+                let call = if *outputs > 1 {
+                    quote!(::autodiff::__private::outputs::tuple(#call))
+                } else {
+                    call
+                };
                 let ty = real_tuple(function.real, *outputs);
                 out.extend(quote_spanned!(node.span=> let #binding: #ty = #call;));
                 if activity.node(id) {

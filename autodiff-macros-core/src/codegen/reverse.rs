@@ -673,6 +673,16 @@ impl Generator<'_> {
             }
         }
         let seed = slot("adjoint", id).into_token_stream();
+        // Several outputs: their seeds as the callee takes them, a tuple or an array.
+        let several = matches!(
+            self.function.nodes[id].kind,
+            NodeKind::Pullback { outputs, .. } if outputs > 1
+        );
+        let seed = if several {
+            quote!(::autodiff::__private::outputs::seed(#seed))
+        } else {
+            seed
+        };
         let call = forward::pullback_call(callee, &values, Some(&seed), &buffers);
         (quote!(#declarations #call; #after), temporaries)
     }

@@ -99,15 +99,7 @@ impl Lowering {
                     }
                     // The struct as a whole, for calls (`self.layer.forward(x)`).
                     let binding = Ident::new(&name, ident.span());
-                    let var = self.declare_struct(&binding, VarKind::Real);
-                    self.fields.push(FieldParam {
-                        param,
-                        access: access.clone(),
-                        var,
-                        differentiable,
-                        strukt: true,
-                        inner: None,
-                    });
+                    self.struct_field(&binding, param, &access, differentiable, None);
                     self.field_names.insert(name.replace('·', "."), binding);
                     enclosing.push(this.clone());
                     self.nested_fields(
@@ -159,6 +151,28 @@ impl Lowering {
             let path = name.replace('·', ".");
             self.field_names.insert(path, binding);
         }
+    }
+
+    /// Declares `binding`, a struct held by parameter `param` at `access` (and `inner`,
+    /// for the elements of a collection), as a whole: for calls that pass it.
+    fn struct_field(
+        &mut self,
+        binding: &Ident,
+        param: usize,
+        access: &TokenStream,
+        differentiable: bool,
+        inner: Option<TokenStream>,
+    ) -> VarId {
+        let var = self.declare_struct(binding, VarKind::Real);
+        self.fields.push(FieldParam {
+            param,
+            access: access.clone(),
+            var,
+            differentiable,
+            strukt: true,
+            inner,
+        });
+        var
     }
 
     /// The fields of a struct type (from its layout) or of a tuple type: each as written
@@ -223,19 +237,11 @@ impl Lowering {
         // An element as a whole, for calls (`apply(layer, h)`, `layer.forward(h)`): a
         // struct indexed by the element (`m·layers·[l]`).
         let binding = Ident::new(&format!("{name}·"), ident.span());
-        let var = self.declare_struct(&binding, VarKind::Real);
+        let var = self.struct_field(&binding, param, access, differentiable, Some(quote!()));
         match &len {
             Some(len) => self.vars[var].dims = vec![len.clone()],
             None => self.vars[var].slice = true,
         }
-        self.fields.push(FieldParam {
-            param,
-            access: access.clone(),
-            var,
-            differentiable,
-            strukt: true,
-            inner: Some(quote!()),
-        });
         names.element = Some(binding);
         self.element_fields(
             param,

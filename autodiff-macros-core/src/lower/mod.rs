@@ -29,6 +29,7 @@ use crate::types::{
     array_dims, floats_in, integer_slice, is_bool, is_integer, slice_element, Float,
 };
 
+mod arrays;
 mod body;
 mod closure;
 mod control;

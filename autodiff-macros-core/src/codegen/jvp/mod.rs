@@ -706,8 +706,15 @@ impl Tangent<'_> {
             } => {
                 let values: Vec<TokenStream> = args.iter().map(|a| self.call_arg(a)).collect();
                 let ty = real_tuple(self.real(), *outputs);
+                // Several outputs, a tuple or an array: read as a tuple.
+                let several = *outputs > 1;
                 if !active {
                     let call = call(callee, &values, &[], None);
+                    let call = if several {
+                        quote!(::autodiff::__private::outputs::tuple(#call))
+                    } else {
+                        call
+                    };
                     return quote_spanned!(node.span=> let #binding: #ty = #call;);
                 }
                 let tangents: Vec<TokenStream> = args
@@ -715,6 +722,11 @@ impl Tangent<'_> {
                     .filter_map(|a| self.call_arg_tangent(a))
                     .collect();
                 let call = call(callee, &values, &tangents, Some(self.hidden));
+                let call = if several {
+                    quote!(::autodiff::__private::outputs::pair(#call))
+                } else {
+                    call
+                };
                 quote_spanned!(node.span=> let (#binding, #tangent): (#ty, #ty) = #call;)
             }
         }
