@@ -375,7 +375,21 @@ impl Lowering {
         let dims = v.dims.len() + usize::from(v.slice);
         let ident = ident.to_string().replace('·', ".");
         if index_exprs.len() != dims {
-            let message = if dims == 0 {
+            let local = dims == 0 && !v.is_param && v.kind == VarKind::Real;
+            if local {
+                // Reported at its first use only.
+                self.silent.push(var);
+            }
+            let message = if local {
+                // A local read as an array: maybe bound to a call's result without its type,
+                // which a macro cannot see.
+                format!(
+                    "`{ident}` is not an array: #[grad] sees a local as an array when it is \
+                     built as one (`[0.0; N]`, `[a, b]`, a copy) or declared with its type; \
+                     for what a function returns, write the type: \
+                     `let {ident}: [f64; 2] = h(x);` or `let [a, b] = h(x);`"
+                )
+            } else if dims == 0 {
                 format!("`{ident}` is not an array")
             } else {
                 format!(
