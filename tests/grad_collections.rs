@@ -144,11 +144,7 @@ fn second_order_through_a_slice_of_structs() {
         energy_grad(&at, k).1.to_flat_vec()
     };
     let h = 1e-5;
-    let numeric: Vec<f64> = gradient_at(h)
-        .iter()
-        .zip(gradient_at(-h))
-        .map(|(up, down)| (up - down) / (2.0 * h))
-        .collect();
+    let numeric = common::slope(gradient_at, h);
     assert_all_close(&hv_ps.to_flat_vec(), &numeric, 1e-6, "hvp");
 
     // The Hessian: against differences of the gradient, symmetric.
@@ -263,11 +259,7 @@ fn vec_of_layers_in_forward_mode_and_second_order() {
         moved.add_scaled(step, &t_m);
         mlp_grad(&moved, x).1.to_flat_vec()
     };
-    let numeric: Vec<f64> = at(h)
-        .iter()
-        .zip(at(-h))
-        .map(|(up, down)| (up - down) / (2.0 * h))
-        .collect();
+    let numeric = common::slope(at, h);
     assert_all_close(&hv_m.to_flat_vec(), &numeric, 1e-6, "hvp");
 }
 
@@ -526,11 +518,7 @@ fn second_order_through_calls_on_elements() {
         flat
     };
     let h = 1e-5;
-    let numeric: Vec<f64> = at(h)
-        .iter()
-        .zip(at(-h))
-        .map(|(up, down)| (up - down) / (2.0 * h))
-        .collect();
+    let numeric = common::slope(at, h);
     let mut product = hv_us.to_flat_vec();
     product.push(hv_k);
     assert_all_close(&product, &numeric, 1e-6, "hvp");

@@ -145,11 +145,7 @@ fn const_generic_structs() {
         moved.add_scaled(step, &d_m);
         predict_grad(&moved, &x).1.to_flat_vec()
     };
-    let numeric: Vec<f64> = at(h)
-        .iter()
-        .zip(at(-h))
-        .map(|(up, down)| (up - down) / (2.0 * h))
-        .collect();
+    let numeric = common::slope(at, h);
     assert_all_close(&hv_m.to_flat_vec(), &numeric, 1e-6, "hvp");
 
     let net = Net {

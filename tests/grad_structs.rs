@@ -482,10 +482,6 @@ fn tuple_fields() {
         moved.add_scaled(step, &d_b);
         body_energy_grad(&moved, &bs).1.to_flat_vec()
     };
-    let numeric: Vec<f64> = at(h)
-        .iter()
-        .zip(at(-h))
-        .map(|(up, down)| (up - down) / (2.0 * h))
-        .collect();
+    let numeric = common::slope(at, h);
     assert_close(&hv_b.to_flat_vec(), &numeric, 1e-6);
 }

@@ -70,3 +70,12 @@ pub fn fd_rows_gradient<const N: usize>(
         xs.as_flattened(),
     )
 }
+
+/// The central difference `(g(h) - g(-h)) / 2h` of a vector function of a step: the
+/// derivative of a gradient along a direction, a Hessian–vector product's reference.
+pub fn slope(g: impl Fn(f64) -> Vec<f64>, h: f64) -> Vec<f64> {
+    g(h).iter()
+        .zip(g(-h))
+        .map(|(up, down)| (up - down) / (2.0 * h))
+        .collect()
+}

@@ -413,13 +413,7 @@ impl<'a> Rename<'a> {
         let inner = members.join(".");
         let (collection, index) = match expr {
             Expr::Path(path) if path.qself.is_none() => {
-                let name = path.path.get_ident()?.to_string();
-                let (_, collection, index) = self
-                    .elements
-                    .iter()
-                    .rev()
-                    .find(|(element, ..)| *element == name)?;
-                (collection.clone(), index.clone())
+                self.element(&path.path.get_ident()?.to_string())?
             }
             Expr::Index(indexed) => {
                 let collection = match &*indexed.expr {
@@ -455,19 +449,24 @@ impl<'a> Rename<'a> {
         Some(syn::parse_quote!(#var[#index]))
     }
 
+    /// The collection and index of the element that `name` is bound to, innermost
+    /// binding first.
+    fn element(&self, name: &str) -> Option<(String, Expr)> {
+        self.elements
+            .iter()
+            .rev()
+            .find(|(element, ..)| element == name)
+            .map(|(_, collection, index)| (collection.clone(), index.clone()))
+    }
+
     /// `layer`, a name bound to an element, as `&m·layers·[l]`.
     fn element_whole(&self, path: &syn::ExprPath) -> Option<Expr> {
         if path.qself.is_some() {
             return None;
         }
         let ident = path.path.get_ident()?;
-        let name = ident.to_string();
-        let (_, collection, index) = self
-            .elements
-            .iter()
-            .rev()
-            .find(|(element, ..)| *element == name)?;
-        let mut element = self.collections.get(collection)?.element.clone()?;
+        let (collection, index) = self.element(&ident.to_string())?;
+        let mut element = self.collections.get(&collection)?.element.clone()?;
         element.set_span(ident.span());
         Some(syn::parse_quote_spanned!(ident.span()=> &#element[#index]))
     }
@@ -576,13 +575,8 @@ impl<'a> Rename<'a> {
             expr => expr,
         };
         if let Expr::Path(path) = named {
-            let name = path.path.get_ident()?.to_string();
-            let (_, collection, index) = self
-                .elements
-                .iter()
-                .rev()
-                .find(|(element, ..)| *element == name)?;
-            return Some((pat.ident.clone(), collection.clone(), index.clone()));
+            let (collection, index) = self.element(&path.path.get_ident()?.to_string())?;
+            return Some((pat.ident.clone(), collection, index));
         }
         let Expr::Reference(reference) = &*init.expr else {
             return None;
