@@ -158,24 +158,9 @@ pub fn struct_path(ty: &Type) -> Option<Type> {
 pub fn collection(ty: &Type) -> Option<(Type, Option<TokenStream>)> {
     match ty {
         Type::Array(array) => Some((struct_path(&array.elem)?, Some(array.len.to_token_stream()))),
-        Type::Slice(slice) => Some((struct_path(&slice.elem)?, None)),
-        Type::Path(path) if path.qself.is_none() => {
-            let last = path.path.segments.last()?;
-            let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
-                return None;
-            };
-            match args.args.first() {
-                Some(syn::GenericArgument::Type(element))
-                    if last.ident == "Vec" && args.args.len() == 1 =>
-                {
-                    Some((struct_path(element)?, None))
-                }
-                _ => None,
-            }
-        }
         Type::Paren(paren) => collection(&paren.elem),
         Type::Group(group) => collection(&group.elem),
-        _ => None,
+        ty => Some((struct_path(crate::types::sequence_element(ty)?)?, None)),
     }
 }
 

@@ -178,55 +178,39 @@ pub fn array_dims(ty: &Type, float: Float) -> Option<Vec<TokenStream>> {
     }
 }
 
-/// Whether a type is `[T]` or `Vec<T>` of a primitive integer type `T`.
-pub fn integer_slice(ty: &Type) -> bool {
-    let element = match ty {
-        Type::Slice(slice) => &*slice.elem,
+/// `T` of `[T]` or `Vec<T>` (also parenthesized), or `None` for another type.
+pub fn sequence_element(ty: &Type) -> Option<&Type> {
+    match ty {
+        Type::Slice(slice) => Some(&slice.elem),
         Type::Path(path) if path.qself.is_none() => {
-            let Some(last) = path.path.segments.last() else {
-                return false;
-            };
+            let last = path.path.segments.last()?;
             match &last.arguments {
                 syn::PathArguments::AngleBracketed(args)
                     if last.ident == "Vec" && args.args.len() == 1 =>
                 {
                     match &args.args[0] {
-                        syn::GenericArgument::Type(ty) => ty,
-                        _ => return false,
+                        syn::GenericArgument::Type(ty) => Some(ty),
+                        _ => None,
                     }
                 }
-                _ => return false,
+                _ => None,
             }
         }
-        _ => return false,
-    };
-    is_integer(element)
+        Type::Paren(paren) => sequence_element(&paren.elem),
+        Type::Group(group) => sequence_element(&group.elem),
+        _ => None,
+    }
+}
+
+/// Whether a type is `[T]` or `Vec<T>` of a primitive integer type `T`.
+pub fn integer_slice(ty: &Type) -> bool {
+    sequence_element(ty).is_some_and(is_integer)
 }
 
 /// The element dimensions of `[f64]`, `[[f64; N]]`, `Vec<f64>`, `Vec<[f64; N]>` (empty for
 /// `f64` elements; `f32` for `Float::F32`), or `None` for another type.
 pub fn slice_element(ty: &Type, float: Float) -> Option<Vec<TokenStream>> {
-    let element = match ty {
-        Type::Slice(slice) => &*slice.elem,
-        Type::Path(path) if path.qself.is_none() => {
-            let last = path.path.segments.last()?;
-            if last.ident != "Vec" {
-                return None;
-            }
-            match &last.arguments {
-                syn::PathArguments::AngleBracketed(args) if args.args.len() == 1 => {
-                    match &args.args[0] {
-                        syn::GenericArgument::Type(ty) => ty,
-                        _ => return None,
-                    }
-                }
-                _ => return None,
-            }
-        }
-        Type::Paren(paren) => return slice_element(&paren.elem, float),
-        Type::Group(group) => return slice_element(&group.elem, float),
-        _ => return None,
-    };
+    let element = sequence_element(ty)?;
     if float.is(element) {
         Some(Vec::new())
     } else {

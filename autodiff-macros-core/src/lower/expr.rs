@@ -132,9 +132,7 @@ impl Lowering {
                         // `w[i].len()` of a row: its constant length.
                         if let Expr::Index(index) = control::strip(&call.receiver) {
                             if let Some(len) = self.row_len(index) {
-                                let len = quote!((#len) as ::core::primitive::usize);
-                                let span = call.method.span();
-                                return self.push(NodeKind::Const(len), Num::Int, span);
+                                return self.constant_len(len, call.method.span());
                             }
                         }
                     }

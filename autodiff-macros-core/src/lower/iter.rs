@@ -266,13 +266,7 @@ impl Lowering {
         let var = self.row_of(index)?;
         let len = self.row_len(index)?;
         let row = self.let_int(span, |this| this.expr(&index.index));
-        let count = self.let_int(span, |this| {
-            this.push(
-                NodeKind::Const(quote!((#len) as ::core::primitive::usize)),
-                Num::Int,
-                span,
-            )
-        });
+        let count = self.let_int(span, |this| this.constant_len(len.clone(), span));
         let plan = Plan::Element {
             var,
             prefix: vec![row],
@@ -292,8 +286,8 @@ impl Lowering {
         // Of a variable, or of a row of one (`w[i][1..3]`).
         let (plan, length) = match strip(&index.expr) {
             Expr::Index(row) if self.row_of(row).is_some() => {
-                let len = self.row_len(row)?;
-                (self.row(row, span)?.2, Ok(len))
+                let (_, len, plan, _) = self.row(row, span)?;
+                (plan, Ok(len?))
             }
             expr => {
                 let var = self.sequence(expr)?;
@@ -307,11 +301,7 @@ impl Lowering {
         let inclusive = matches!(range.limits, syn::RangeLimits::Closed(_));
         let end = self.let_int(span, |this| match (&range.end, length) {
             (Some(end), _) => this.expr(end),
-            (None, Ok(len)) => this.push(
-                NodeKind::Const(quote!((#len) as ::core::primitive::usize)),
-                Num::Int,
-                span,
-            ),
+            (None, Ok(len)) => this.constant_len(len, span),
             (None, Err(var)) => this.len_of(var, span),
         });
         let count = self.range_count(start, end, inclusive, span);
@@ -556,12 +546,17 @@ impl Lowering {
             self.push(NodeKind::Len(var), Num::Int, span)
         } else {
             let dim = v.dims.first().cloned().unwrap_or_else(|| quote!(0));
-            self.push(
-                NodeKind::Const(quote!((#dim) as ::core::primitive::usize)),
-                Num::Int,
-                span,
-            )
+            self.constant_len(dim, span)
         }
+    }
+
+    /// A length known at compile time, `dim` (a constant expression), as a `usize` node.
+    pub(super) fn constant_len(&mut self, dim: TokenStream, span: Span) -> NodeId {
+        self.push(
+            NodeKind::Const(quote!((#dim) as ::core::primitive::usize)),
+            Num::Int,
+            span,
+        )
     }
 
     /// `let name = value;` of a hidden integer, in the current block.
