@@ -126,13 +126,13 @@ fn a_reference_parameter_dereferenced_into_a_by_value_call() {
 
 // ----- rows bound by loops passed whole -----------------------------------------------
 
-#[grad]
+#[grad(jvp, hvp)]
 fn dot2(a: &[f64; 2], b: &[f64; 2]) -> f64 {
     a[0] * b[0] + a[1] * b[1]
 }
 
 /// Takes its arrays by value.
-#[grad]
+#[grad(jvp, hvp)]
 fn cross2(a: [f64; 2], b: [f64; 2]) -> f64 {
     a[0] * b[1] - a[1] * b[0]
 }
@@ -251,6 +251,183 @@ fn rows_bound_by_loops_are_passed_as_written() {
         .copied()
         .collect();
     assert_close(&got, &numeric(f, &at), 1e-6);
+}
+
+// ----- local arrays passed whole in loops and branches --------------------------------
+// The sweep calls the callee's pullback with the array as it was at the call: a copy kept
+// per iteration (a stack slot, a slab's frame, or the workspace in a `while`).
+
+#[grad(jvp, hvp)]
+fn cell(w: &[[f64; 2]; 2], h: &[f64; 2]) -> f64 {
+    (w[0][0] * h[0] + w[0][1] * h[1]).tanh() * (w[1][0] * h[0] + w[1][1] * h[1]).sin()
+}
+
+/// A recurrence of constant length: the state passed by reference and by value.
+#[grad(jvp, hvp)]
+fn recurrent(w: [[f64; 2]; 2], x0: [f64; 2]) -> f64 {
+    let mut h = x0;
+    let mut total = 0.0;
+    for _ in 0..3 {
+        total += cell(&w, &h) + cross2(h, x0);
+        h = [h[0] * 0.5 + h[1], h[1] * 0.9 - h[0]];
+    }
+    total
+}
+
+/// Of run-time length, the call in a branch, and the state read after the call.
+#[grad(jvp, hvp)]
+fn recurrent_runtime(w: [[f64; 2]; 2], x0: [f64; 2], n: usize) -> f64 {
+    let mut h = x0;
+    let mut total = 0.0;
+    for k in 0..n {
+        if k % 2 == 0 {
+            total += cell(&w, &h) * h[1];
+        }
+        h = [h[0] * 0.5 + h[1], h[1] * 0.9 - h[0]];
+    }
+    total
+}
+
+/// A `while` loop, a row of a local table passed whole, and a `mut` parameter changed
+/// in the loop and passed too.
+#[grad(jvp, hvp)]
+fn recurrent_while(w: [[f64; 2]; 2], mut x: [f64; 2]) -> f64 {
+    let mut table = [[0.0; 2]; 2];
+    let mut total = 0.0;
+    let mut k = 0;
+    while k < 4 {
+        table[k % 2] = [x[0] * 0.7, x[1] + x[0]];
+        total += cell(&w, &table[k % 2]) + dot2(&x, &x) * 0.1;
+        x[0] = x[1].sin();
+        k += 1;
+    }
+    total
+}
+
+/// Samples of run-time number, each a short recurrence of constant length.
+#[grad]
+fn over_samples(w: &[[f64; 2]; 2], xs: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for &x in xs {
+        let mut h = [x, x * x];
+        for _ in 0..2 {
+            total += cell(w, &h);
+            h = [h[1].tanh(), h[0] + x];
+        }
+    }
+    total
+}
+
+/// A `mut` parameter written after the call that takes it whole: the sweep passes the
+/// value it had at the call (it passed the parameter's last value before).
+#[grad]
+fn written_after(mut w: [f64; 2], x: f64) -> f64 {
+    w[0] += x;
+    let a = dot2(&w, &w);
+    w[0] = x * 3.0;
+    a + w[0] * w[1]
+}
+
+/// Outside any loop, in a branch.
+#[grad(jvp, hvp)]
+fn in_branch(w: [[f64; 2]; 2], x: [f64; 2]) -> f64 {
+    let h = [x[0] * x[1], x[1]];
+    if x[0] > 0.0 {
+        cell(&w, &h) * 2.0
+    } else {
+        cell(&w, &h)
+    }
+}
+
+#[test]
+fn local_arrays_passed_whole_in_loops_and_branches() {
+    let w = [[0.1, 0.2], [0.3, 0.4]];
+    let x = [1.0, 2.0];
+    let at: Vec<f64> = w.iter().flatten().chain(&x).copied().collect();
+    let split = |v: &[f64]| ([[v[0], v[1]], [v[2], v[3]]], [v[4], v[5]]);
+    type Primal<'a> = &'a dyn Fn([[f64; 2]; 2], [f64; 2]) -> f64;
+    let functions: [(&str, Primal); 4] = [
+        ("recurrent", &recurrent),
+        ("recurrent_runtime", &|w, x| recurrent_runtime(w, x, 7)),
+        ("recurrent_while", &recurrent_while),
+        ("in_branch", &in_branch),
+    ];
+    type Grad = fn([[f64; 2]; 2], [f64; 2]) -> (f64, [[f64; 2]; 2], [f64; 2]);
+    let grads: [Grad; 4] = [
+        recurrent_grad,
+        |w, x| recurrent_runtime_grad(w, x, 7),
+        recurrent_while_grad,
+        in_branch_grad,
+    ];
+    for ((name, f), grad) in functions.iter().zip(grads) {
+        let (value, dw, dx) = grad(w, x);
+        assert_eq!(value.to_bits(), f(w, x).to_bits(), "{name}");
+        let got: Vec<f64> = dw.iter().flatten().chain(&dx).copied().collect();
+        let expected = numeric(
+            |v| {
+                let (w, x) = split(v);
+                f(w, x)
+            },
+            &at,
+        );
+        assert_all_close(&got, &expected, 1e-7, name);
+    }
+
+    let xs = [0.5, -1.5, 2.0];
+    let (value, dw, dxs) = over_samples_grad(&w, &xs);
+    assert_eq!(value.to_bits(), over_samples(&w, &xs).to_bits());
+    let at_samples: Vec<f64> = w.iter().flatten().chain(&xs).copied().collect();
+    let got: Vec<f64> = dw.iter().flatten().chain(&dxs).copied().collect();
+    let expected = numeric(
+        |v| over_samples(&[[v[0], v[1]], [v[2], v[3]]], &v[4..]),
+        &at_samples,
+    );
+    assert_all_close(&got, &expected, 1e-7, "over_samples");
+
+    let (value, dw, dx) = written_after_grad([0.5, -1.5], 0.25);
+    assert_eq!(value.to_bits(), written_after([0.5, -1.5], 0.25).to_bits());
+    // a = (w0 + x)² + w1², then + 3x·w1.
+    let expected = [2.0 * 0.75, 2.0 * -1.5 + 0.75, 2.0 * 0.75 + 3.0 * -1.5];
+    assert_all_close(&[dw[0], dw[1], dx], &expected, 1e-12, "written_after");
+
+    // Forward mode along a direction is the gradient's dot product with it, and the
+    // Hessian–vector product is the slope of the gradient along it.
+    let (vw, vx) = ([[1.0, -0.5], [0.25, 0.75]], [0.3, -0.2]);
+    let direction: Vec<f64> = vw.iter().flatten().chain(&vx).copied().collect();
+    let (_, dw, dx) = recurrent_runtime_grad(w, x, 7);
+    let gradient: Vec<f64> = dw.iter().flatten().chain(&dx).copied().collect();
+    let (_, tangent) = recurrent_runtime_jvp(w, x, 7, vw, vx);
+    let along: f64 = gradient.iter().zip(&direction).map(|(g, v)| g * v).sum();
+    assert!(
+        (tangent - along).abs() < 1e-12 * along.abs().max(1.0),
+        "{tangent} vs {along}"
+    );
+    let (_, gw, gx, hw, hx) = recurrent_runtime_hvp(w, x, 7, vw, vx);
+    let again: Vec<f64> = gw.iter().flatten().chain(&gx).copied().collect();
+    assert_all_close(&again, &gradient, 1e-13, "recurrent_runtime_hvp's gradient");
+    let hv: Vec<f64> = hw.iter().flatten().chain(&hx).copied().collect();
+    let expected = common::slope(
+        |h| {
+            let moved: Vec<f64> = at.iter().zip(&direction).map(|(a, v)| a + h * v).collect();
+            let (w, x) = split(&moved);
+            let (_, dw, dx) = recurrent_runtime_grad(w, x, 7);
+            dw.iter().flatten().chain(&dx).copied().collect()
+        },
+        1e-5,
+    );
+    assert_all_close(&hv, &expected, 1e-6, "recurrent_runtime_hvp");
+    let (_, _, _, hw, hx) = recurrent_while_hvp(w, x, vw, vx);
+    let hv: Vec<f64> = hw.iter().flatten().chain(&hx).copied().collect();
+    let expected = common::slope(
+        |h| {
+            let moved: Vec<f64> = at.iter().zip(&direction).map(|(a, v)| a + h * v).collect();
+            let (w, x) = split(&moved);
+            let (_, dw, dx) = recurrent_while_grad(w, x);
+            dw.iter().flatten().chain(&dx).copied().collect()
+        },
+        1e-5,
+    );
+    assert_all_close(&hv, &expected, 1e-6, "recurrent_while_hvp");
 }
 
 // ----- structs passed whole and methods calling methods -------------------------------

@@ -621,13 +621,17 @@ impl Generator<'_> {
                 outputs,
             } => {
                 let mut out = TokenStream::new();
+                let mut copies = Vec::new();
                 for (position, arg) in args.iter().enumerate() {
                     if let CallArg::Whole { place, .. } = arg {
-                        if !function.vars[place.var].is_param {
-                            // A local array: the sweep passes the copy taken at the call.
+                        let v = &function.vars[place.var];
+                        if !v.is_param || v.mutable {
+                            // A local array (or a `mut` parameter, which changes as one
+                            // does): the sweep passes the copy taken at the call.
                             let copy = whole_copy(id, position);
                             let value = self.place(place, self.var_slot(place.var));
                             out.extend(quote!(let #copy = #value;));
+                            copies.push((position, copy, place));
                         }
                     }
                 }
@@ -636,6 +640,17 @@ impl Generator<'_> {
                     .enumerate()
                     .map(|(position, a)| self.call_arg(id, position, a))
                     .collect();
+                if activity.node(id) {
+                    // In a loop or a branch the copy is saved, as a number would be, and
+                    // the sweep reads it back (`call_arg` finds it among the factors).
+                    for (position, copy, place) in copies {
+                        let v = &function.vars[place.var];
+                        let dims = v.dims.get(place.indices.len()..).unwrap_or(&[]);
+                        let (save, read) = self.save_array(copy.into_token_stream(), dims);
+                        out.extend(save);
+                        self.factors.insert((id, position), read);
+                    }
+                }
                 let call = pullback_call(callee, &values, None, &[]);
                 // Several outputs, a tuple or an array: read as a tuple.
                 let call = if *outputs > 1 {
@@ -717,11 +732,15 @@ impl Generator<'_> {
                 reference,
                 deref,
             } => {
-                let param = self.function.vars[place.var].is_param;
+                let v = &self.function.vars[place.var];
+                let param = v.is_param && !v.mutable;
                 let value = if param {
                     self.place(place, self.var_slot(place.var))
                 } else {
-                    whole_copy(id, position).into_token_stream()
+                    self.factors
+                        .get(&(id, position))
+                        .cloned()
+                        .unwrap_or_else(|| whole_copy(id, position).into_token_stream())
                 };
                 if *reference {
                     quote!(&#value)

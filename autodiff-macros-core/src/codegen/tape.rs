@@ -162,6 +162,55 @@ impl Generator<'_> {
         }
     }
 
+    /// Saves `value`, an array of dimensions `dims` (the copy of a local passed whole to a
+    /// call), for the reverse sweep, as [`Self::save`] does a number: read back in scope,
+    /// else written to the slab's frame, pushed onto the workspace in a loop of run-time
+    /// length, or kept in a stack slot (one per iteration of loops of constant trip counts).
+    /// Returns the forward statement and how the sweep reads the copy.
+    pub(super) fn save_array(
+        &mut self,
+        value: TokenStream,
+        dims: &[TokenStream],
+    ) -> (TokenStream, TokenStream) {
+        if !self.scoped() {
+            return (TokenStream::new(), value);
+        }
+        let real = self.function.real;
+        let (ty, zero) = (real_type(real, dims), zeros(real, dims));
+        if let Some(target) = self.slab_slot(&quote!(1usize #(* (#dims))*)) {
+            let (block, index) = split_place(&target);
+            let local = self.saved_local();
+            self.pops.push(quote! {
+                let mut #local: #ty = #zero;
+                ::autodiff::__private::Flat::read_from(&mut #local, &#block[#index..]);
+            });
+            let write = quote! {
+                ::autodiff::__private::Flat::write_to(&#value, &mut #block[#index..]);
+            };
+            return (write, local.into_token_stream());
+        }
+        if self.dynamic() {
+            self.uses_workspace = true;
+            let local = self.saved_local();
+            let ws = workspace();
+            self.pops
+                .push(quote!(let mut #local: #ty = #zero; #ws.pop_array(&mut #local);));
+            return (quote!(#ws.push_array(&#value);), local.into_token_stream());
+        }
+        let tape = slot("tape", self.tapes.len());
+        if self.loops.is_empty() {
+            self.tapes.push(quote!(let mut #tape: #ty = #zero;));
+            (quote!(#tape = #value;), tape.into_token_stream())
+        } else {
+            let trips = self.loops.iter().map(|l| &l.trips);
+            let size = quote!(1 #(* #trips)*);
+            self.tapes
+                .push(quote!(let mut #tape: [#ty; #size] = [#zero; #size];));
+            let iter = iter_slot(self.loops.len());
+            (quote!(#tape[#iter] = #value;), quote!(#tape[#iter]))
+        }
+    }
+
     /// A read of `var` inside loops that do not write it has the value `var` had when the
     /// outermost such loop started: copy `var` once, just before that loop (per iteration of
     /// the loops around it), rather than saving every read. Returns how the reverse sweep

@@ -914,22 +914,14 @@ impl Lowering {
                     return self.poisoned(ident.span());
                 };
                 let v = &self.vars[place.var];
-                let top_level = self.blocks.len() == 1;
-                if (!v.is_param || v.mutable) && (v.slice || !top_level) {
+                if (!v.is_param || v.mutable) && v.slice {
                     let name = ident.to_string().replace('·', ".");
-                    // A `mut` parameter may change as a local does: it is copied too.
-                    let (what, instead) = if v.is_param {
-                        ("a `mut` array parameter", "or drop its `mut`")
-                    } else {
-                        ("a local array", "or make it a parameter")
-                    };
                     return self.error(
                         arg,
                         format!(
-                            "#[grad] passes {what} whole to a call only outside loops and \
-                             branches and before any early `return` (the sweep keeps a copy \
-                             of `{name}` as it was at the call), and never a local vector; \
-                             pass its elements, {instead}"
+                            "#[grad] does not pass a local vector whole to a call yet (the \
+                             sweep would keep a copy of `{name}` as it was at the call); pass \
+                             its elements, a slice parameter, or a local array"
                         ),
                     );
                 }

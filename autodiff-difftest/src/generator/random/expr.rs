@@ -447,13 +447,11 @@ impl Gen {
         Some(args)
     }
 
-    /// Whether array `v` of length `len` may be passed whole here. A local or `mut` array
-    /// is copied at the call, which `#[grad]` does only outside loops and branches, before
-    /// any `return`; windows, vectors and arrays of generic length are never passed.
-    fn passable_whole(&self, v: &Var, len: &Len, owner: &Owner, local: bool) -> bool {
-        let copied = self.control > 0 || self.returned;
-        !(((local || v.mutable) && copied)
-            || matches!(owner, Owner::Window | Owner::Vec | Owner::Grown)
+    /// Whether an array of length `len` may be passed whole here. A local or `mut` array
+    /// is copied at the call (kept per iteration in a loop, for the sweep); windows,
+    /// vectors and arrays of generic length are never passed.
+    fn passable_whole(len: &Len, owner: &Owner) -> bool {
+        !(matches!(owner, Owner::Window | Owner::Vec | Owner::Grown)
             || matches!(len, Len::Generic(_)))
     }
 
@@ -470,7 +468,7 @@ impl Gen {
                 local,
             } = &v.kind
             {
-                if self.passable_whole(&v, len, owner, *local) {
+                if Self::passable_whole(len, owner) {
                     let (len, inner, owner, local) = (len.value(), *inner, *owner, *local);
                     out.push((v, len, inner, owner, local));
                 }
