@@ -212,3 +212,89 @@ fn numbers_by_reference() {
     assert_close(dx, 2.0 - held.sin(), 1e-15, "∂/∂x");
     assert_close(dy, held, 1e-15, "∂/∂y");
 }
+
+// ----- calls that write through `&mut` inside a body ------------------------------------
+// `euler(&mut y, dt);` is followed as `y = <what euler leaves in y>`, through the twin's
+// pullback and forward mode.
+
+/// Decays a number in place.
+#[grad(jvp, hvp)]
+fn decay(s: &mut f64, rate: f64) {
+    *s *= (-rate).exp();
+}
+
+/// Integrates the pendulum `n` steps, damping a weight alongside: the state is a local
+/// array and a local number, updated by calls in a loop.
+#[grad(jvp)]
+fn integrate(y0: [f64; 2], dt: f64, k: f64) -> f64 {
+    let mut y = y0;
+    let mut weight = 1.0;
+    for _ in 0..6 {
+        euler(&mut y, dt);
+        decay(&mut weight, k * dt);
+    }
+    weight * (y[0] * y[0] + y[1] * y[1])
+}
+
+/// The same over a run-time number of steps, the state a `mut` parameter, and a call of
+/// a function that returns a value too, whose value is dropped (`accumulate`: what it
+/// leaves in `x` is followed).
+#[grad]
+fn integrate_runtime(mut y: [f64; 2], dt: f64, n: usize) -> f64 {
+    let mut total = 0.0;
+    for step in 0..n {
+        euler(&mut y, dt);
+        if step % 2 == 1 {
+            accumulate(&mut total, y[0]);
+        }
+    }
+    total + y[1]
+}
+
+/// Second order through a number written in place.
+#[grad(hvp)]
+fn damped(x: f64, rate: f64) -> f64 {
+    let mut s = x * x;
+    decay(&mut s, rate);
+    decay(&mut s, rate * x);
+    s.sin()
+}
+
+#[test]
+fn calls_writing_through_mut_inside_a_body() {
+    let (y0, dt, k) = ([0.5, 1.0], 0.1, 0.7);
+    let (value, dy, ddt, dk) = integrate_grad(y0, dt, k);
+    assert_eq!(value.to_bits(), integrate(y0, dt, k).to_bits());
+    let f = |v: &[f64]| integrate([v[0], v[1]], v[2], v[3]);
+    let at = [y0[0], y0[1], dt, k];
+    let expected = common::fd_gradient(f, &at);
+    let got = [dy[0], dy[1], ddt, dk];
+    common::assert_all_close(&got, &expected, 1e-7, "integrate");
+    // Forward mode: the gradient along a direction.
+    let (_, tangent) = integrate_jvp(y0, dt, k, [0.3, -0.2], 0.5, 1.5);
+    let along = 0.3 * dy[0] - 0.2 * dy[1] + 0.5 * ddt + 1.5 * dk;
+    assert_close(tangent, along, 1e-12, "integrate_jvp");
+
+    let (value, dy, ddt) = integrate_runtime_grad(y0, dt, 7);
+    assert_eq!(value.to_bits(), integrate_runtime(y0, dt, 7).to_bits());
+    let f = |v: &[f64]| integrate_runtime([v[0], v[1]], v[2], 7);
+    let expected = common::fd_gradient(f, &[y0[0], y0[1], dt]);
+    common::assert_all_close(&[dy[0], dy[1], ddt], &expected, 1e-7, "integrate_runtime");
+
+    let (x, rate) = (0.8, 0.3);
+    let (value, dx, drate) = damped_grad(x, rate);
+    assert_eq!(value.to_bits(), damped(x, rate).to_bits());
+    // s = x²·e^{−r(1+x)}, value sin(s).
+    let s = x * x * (-rate * (1.0 + x)).exp();
+    let ds_dx = s * (2.0 / x - rate);
+    let ds_dr = -s * (1.0 + x);
+    assert_close(dx, s.cos() * ds_dx, 1e-12, "damped dx");
+    assert_close(drate, s.cos() * ds_dr, 1e-12, "damped drate");
+    let (_, _, _, hx, hr) = damped_hvp(x, rate, 1.0, 0.0);
+    let g = |h: f64| {
+        let (_, dx, dr) = damped_grad(x + h, rate);
+        vec![dx, dr]
+    };
+    let expected = common::slope(g, 1e-5);
+    common::assert_all_close(&[hx, hr], &expected, 1e-6, "damped_hvp");
+}

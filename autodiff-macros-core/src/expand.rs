@@ -510,11 +510,17 @@ fn inplace(
 ) -> syn::Result<TokenStream> {
     let tokens = crate::inplace::rename_wrt(tokens, function);
     let args = args::parse(tokens.clone())?;
-    let inner = try_expand(tokens, twin.clone(), context)?;
+    let inner = try_expand(tokens.clone(), twin.clone(), context)?;
     let wrappers = crate::inplace::wrappers(function, &inner, context.self_ty.is_some());
     // Under the function's own name, the stand-ins of what it does not have.
     let stand_ins = named_stand_ins(&function.sig.ident, &twin, &args, context);
-    let hidden = hide(quote!(#twin #inner));
+    // A caller's `f(&mut y, x);` of a function that also returns a value reaches the
+    // twin of what `f` leaves in `y`. Its errors are the function's own, reported above.
+    let left = crate::inplace::left_twin(function).and_then(|left| {
+        let inner = try_expand(tokens.clone(), left.clone(), context).ok()?;
+        Some(quote!(#left #inner))
+    });
+    let hidden = hide(quote!(#twin #inner #left));
     Ok(quote!(#hidden #wrappers #stand_ins))
 }
 

@@ -46,11 +46,76 @@ enum Shape {
     Slice(Float),
 }
 
-/// The name of the hidden twin of `ident`: `step` → `__step_inplace`.
+/// The name of the hidden twin of a function that returns nothing: `step` →
+/// `__step_inplace`, the value its written parameter is left with. A caller's
+/// `step(&mut y, dt);` is followed as `y = __step_inplace(y, dt);` (`lower::stmt`).
 pub fn twin_ident(ident: &Ident) -> Ident {
     let name = ident.to_string();
     let name = name.strip_prefix("r#").unwrap_or(&name);
     Ident::new(&format!("__{name}_inplace"), ident.span())
+}
+
+/// The name of the hidden twin of a function that writes through `&mut` and returns a
+/// value: `f` → `__f_inplace_value`. [`twin_ident`]'s name is then that of the twin of
+/// what it leaves in the parameter it writes ([`left_twin`]).
+fn value_twin_ident(ident: &Ident) -> Ident {
+    let name = ident.to_string();
+    let name = name.strip_prefix("r#").unwrap_or(&name);
+    Ident::new(&format!("__{name}_inplace_value"), ident.span())
+}
+
+/// Whether a function returns nothing (`()`).
+fn returns_nothing(function: &ItemFn) -> bool {
+    match &function.sig.output {
+        syn::ReturnType::Default => true,
+        syn::ReturnType::Type(_, ty) => matches!(&**ty, Type::Tuple(t) if t.elems.is_empty()),
+    }
+}
+
+/// The name of `function`'s twin.
+fn twin_of(function: &ItemFn) -> Ident {
+    if returns_nothing(function) {
+        twin_ident(&function.sig.ident)
+    } else {
+        value_twin_ident(&function.sig.ident)
+    }
+}
+
+/// For a function that writes through one `&mut` parameter and returns a value as well:
+/// the twin of what it leaves in that parameter, `__f_inplace` (the twin of the same
+/// function returning nothing), which a caller's statement `f(&mut y, x);` reaches.
+/// `None` for any other function, and for one with a `return` (whose value the twin
+/// could not return).
+pub fn left_twin(function: &ItemFn) -> Option<ItemFn> {
+    if returns_nothing(function) {
+        return None;
+    }
+    let written = written(function)?;
+    if written.iter().filter(|w| w.mutable).count() != 1 || has_return(&function.block) {
+        return None;
+    }
+    let mut left = function.clone();
+    left.sig.output = syn::ReturnType::Default;
+    let mut left = twin(&left).ok().flatten()?;
+    // The value, now a statement of its own, is dropped.
+    left.attrs.push(syn::parse_quote!(
+        #[allow(unused_must_use, clippy::no_effect, clippy::unnecessary_operation)]
+    ));
+    Some(left)
+}
+
+/// Whether a block has a `return` outside closures.
+fn has_return(block: &syn::Block) -> bool {
+    struct Returns(bool);
+    impl syn::visit::Visit<'_> for Returns {
+        fn visit_expr_return(&mut self, _: &syn::ExprReturn) {
+            self.0 = true;
+        }
+        fn visit_expr_closure(&mut self, _: &syn::ExprClosure) {}
+    }
+    let mut returns = Returns(false);
+    syn::visit::Visit::visit_block(&mut returns, block);
+    returns.0
 }
 
 /// The name the twin takes a written parameter by.
@@ -133,10 +198,7 @@ pub fn twin(function: &ItemFn) -> syn::Result<Option<ItemFn>> {
     let Some(written) = written(function) else {
         return Ok(None);
     };
-    let returns_nothing = match &function.sig.output {
-        syn::ReturnType::Default => true,
-        syn::ReturnType::Type(_, ty) => matches!(&**ty, Type::Tuple(t) if t.elems.is_empty()),
-    };
+    let returns_nothing = returns_nothing(function);
     let writes = written.iter().filter(|w| w.mutable).count();
     if returns_nothing && writes > 1 {
         return Err(syn::Error::new_spanned(
@@ -147,7 +209,7 @@ pub fn twin(function: &ItemFn) -> syn::Result<Option<ItemFn>> {
         ));
     }
     let mut twin = function.clone();
-    twin.sig.ident = twin_ident(&function.sig.ident);
+    twin.sig.ident = twin_of(function);
     twin.attrs.retain(|a| !a.path().is_ident("doc"));
     let mut prelude: Vec<syn::Stmt> = Vec::new();
     for w in &written {
@@ -218,7 +280,7 @@ pub fn wrappers(original: &ItemFn, generated: &TokenStream, in_impl: bool) -> To
     };
     let name = original.sig.ident.to_string();
     let name = name.strip_prefix("r#").unwrap_or(&name).to_string();
-    let twin = twin_ident(&original.sig.ident).to_string();
+    let twin = twin_of(original).to_string();
     let path = |ident: &Ident| {
         let ident = Ident::new(
             &ident.to_string(),

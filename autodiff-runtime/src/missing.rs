@@ -52,3 +52,15 @@ pub trait ScalarOutput {}
             features = [\"rayon\"] }}`"
 )]
 pub trait Rayon {}
+
+/// Not implemented: the bound of the hidden functions a caller reaches when it calls a
+/// function that writes through `&mut` and also returns a value (`f(&mut y, x);`).
+#[diagnostic::on_unimplemented(
+    message = "a call that writes through `&mut` is followed only into a function that \
+               returns nothing",
+    label = "this function returns a value as well as writing through `&mut`",
+    note = "`#[grad]` follows `step(&mut y, dt);` as `y = <what step leaves in y>`, which a \
+            function returning nothing defines; return the written value instead \
+            (`y = step(y, dt);`), or split the function"
+)]
+pub trait WrittenOutput {}

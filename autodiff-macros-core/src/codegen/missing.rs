@@ -48,7 +48,7 @@ pub fn stand_ins(function: &Function, activity: &Activity, args: &GradArgs) -> T
 /// The function of `signature` (attributes, then `… fn name(…) -> …`), hidden, with a body
 /// that is never reached and the bound `for<'a> Missing: <bound>`; nothing if the
 /// signature does not parse.
-fn stand_in(signature: &TokenStream, bound: &str) -> TokenStream {
+pub(crate) fn stand_in(signature: &TokenStream, bound: &str) -> TokenStream {
     let Ok(mut item) = syn::parse2::<syn::ItemFn>(quote!(#signature {})) else {
         return TokenStream::new();
     };

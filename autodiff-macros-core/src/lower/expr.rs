@@ -223,9 +223,10 @@ impl Lowering {
             }
             Expr::Reference(reference) => self.error(
                 reference,
-                "#[grad] does not follow yet a write through `&mut` inside a body (a call \
-                 that updates its argument in place): write the update in this function, or \
-                 differentiate the callee on its own (its `_jacobian` takes the `&mut`)",
+                "#[grad] follows a write through `&mut` inside a body only as a call that \
+                 is a statement of its own (`step(&mut y, dt);`), whose callee returns \
+                 nothing or its value is dropped; write the update in this function, or \
+                 return the new value from the callee (`y = step(y, dt);`)",
             ),
             // `bounds(n).0`: a field of a constant call's value.
             Expr::Field(field)

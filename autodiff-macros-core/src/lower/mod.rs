@@ -40,6 +40,7 @@ mod literal;
 mod opaque;
 mod signature;
 mod stmt;
+mod written;
 pub use control::strip as strip_parens;
 pub use opaque::is_opaque;
 use proc_macro2::{Span, TokenStream};

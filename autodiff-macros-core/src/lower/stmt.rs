@@ -177,6 +177,8 @@ impl Lowering {
                 self.return_expr(expr);
             }
             Expr::MethodCall(call) if call.method == "push" => self.push_statement(call),
+            // `step(&mut y, dt);`: `y = __step_inplace(y, dt);` (see `written`).
+            Expr::Call(call) if self.written_call(call) => {}
             Expr::Paren(paren) => self.expr_statement(&paren.expr),
             Expr::Group(group) => self.expr_statement(&group.expr),
             expr => {
