@@ -149,6 +149,18 @@ impl Generator<'_> {
             Saved::Index => (usize_type(), quote!(0usize)),
             Saved::Flag => (crate::types::primitive("bool"), quote!(false)),
         };
+        self.stack_slot(&ty, &zero, value)
+    }
+
+    /// Keeps `value` (of type `ty`, whose zero is `zero`) in a stack slot declared at the
+    /// top of the function: one entry per iteration of the loops around, or a single one
+    /// in a branch. Returns the forward statement and the reverse read.
+    fn stack_slot(
+        &mut self,
+        ty: &TokenStream,
+        zero: &TokenStream,
+        value: TokenStream,
+    ) -> (TokenStream, TokenStream) {
         let tape = slot("tape", self.tapes.len());
         if self.loops.is_empty() {
             self.tapes.push(quote!(let mut #tape: #ty = #zero;));
@@ -197,18 +209,7 @@ impl Generator<'_> {
                 .push(quote!(let mut #local: #ty = #zero; #ws.pop_array(&mut #local);));
             return (quote!(#ws.push_array(&#value);), local.into_token_stream());
         }
-        let tape = slot("tape", self.tapes.len());
-        if self.loops.is_empty() {
-            self.tapes.push(quote!(let mut #tape: #ty = #zero;));
-            (quote!(#tape = #value;), tape.into_token_stream())
-        } else {
-            let trips = self.loops.iter().map(|l| &l.trips);
-            let size = quote!(1 #(* #trips)*);
-            self.tapes
-                .push(quote!(let mut #tape: [#ty; #size] = [#zero; #size];));
-            let iter = iter_slot(self.loops.len());
-            (quote!(#tape[#iter] = #value;), quote!(#tape[#iter]))
-        }
+        self.stack_slot(&ty, &zero, value)
     }
 
     /// A read of `var` inside loops that do not write it has the value `var` had when the
