@@ -406,28 +406,22 @@ fn local_arrays_passed_whole_in_loops_and_branches() {
     let again: Vec<f64> = gw.iter().flatten().chain(&gx).copied().collect();
     assert_all_close(&again, &gradient, 1e-13, "recurrent_runtime_hvp's gradient");
     let hv: Vec<f64> = hw.iter().flatten().chain(&hx).copied().collect();
-    let expected = common::slope(
-        |h| {
-            let moved: Vec<f64> = at.iter().zip(&direction).map(|(a, v)| a + h * v).collect();
-            let (w, x) = split(&moved);
-            let (_, dw, dx) = recurrent_runtime_grad(w, x, 7);
-            dw.iter().flatten().chain(&dx).copied().collect()
-        },
-        1e-5,
-    );
-    assert_all_close(&hv, &expected, 1e-6, "recurrent_runtime_hvp");
+    // The slope of a gradient along the direction (the reference of `H·v`).
+    let slope_of = |grad: Grad| {
+        common::slope(
+            |h| {
+                let moved: Vec<f64> = at.iter().zip(&direction).map(|(a, v)| a + h * v).collect();
+                let (w, x) = split(&moved);
+                let (_, dw, dx) = grad(w, x);
+                dw.iter().flatten().chain(&dx).copied().collect()
+            },
+            1e-5,
+        )
+    };
+    assert_all_close(&hv, &slope_of(grads[1]), 1e-6, "recurrent_runtime_hvp");
     let (_, _, _, hw, hx) = recurrent_while_hvp(w, x, vw, vx);
     let hv: Vec<f64> = hw.iter().flatten().chain(&hx).copied().collect();
-    let expected = common::slope(
-        |h| {
-            let moved: Vec<f64> = at.iter().zip(&direction).map(|(a, v)| a + h * v).collect();
-            let (w, x) = split(&moved);
-            let (_, dw, dx) = recurrent_while_grad(w, x);
-            dw.iter().flatten().chain(&dx).copied().collect()
-        },
-        1e-5,
-    );
-    assert_all_close(&hv, &expected, 1e-6, "recurrent_while_hvp");
+    assert_all_close(&hv, &slope_of(grads[2]), 1e-6, "recurrent_while_hvp");
 }
 
 // ----- structs passed whole and methods calling methods -------------------------------
