@@ -795,3 +795,275 @@ fn a_hessian_through_a_call_that_passes_data_slices_whole() {
         }
     }
 }
+
+// ----- second order through calls of several outputs and methods --------------------------
+// A callee that returns a tuple or an array takes `hvp` or `hessian` too; it gets no
+// `_hvp` of its own, but the hidden tangent function its callers' second order calls.
+
+/// Residuals of a two-parameter exponential model at one point: an array output.
+#[grad(hessian)]
+fn residual_pair(p: [f64; 2], t: f64) -> [f64; 2] {
+    let e = (p[1] * t).exp();
+    [p[0] * e - 1.0, p[0] * p[1] - t]
+}
+
+/// The sum of squares of the residuals over a few points (a Gauss–Newton loss), each
+/// residual used twice.
+#[grad(hessian)]
+fn squares(p: [f64; 2]) -> f64 {
+    let mut total = 0.0;
+    for k in 0..3 {
+        let r: [f64; 2] = residual_pair(p, 0.5 * k as f64);
+        total += r[0] * r[0] + r[1] * r[1];
+    }
+    total
+}
+
+/// A tuple output whose parts share a value.
+#[grad(hvp)]
+fn polar(r: f64, theta: f64) -> (f64, f64) {
+    let c = theta.cos();
+    (r * c, r * (1.0 - c * c).sqrt())
+}
+
+/// Both parts used, one of them twice; a constant integer argument beside.
+#[grad(hvp, hessian)]
+fn polar_energy(r: f64, theta: f64, n: i32) -> f64 {
+    let (x, y) = polar(r, theta);
+    x * y + x.powi(n)
+}
+
+#[derive(Clone, Differentiable, Debug)]
+pub struct Oscillator {
+    pub k: f64,
+    pub w: [f64; 2],
+}
+
+#[grad]
+impl Oscillator {
+    /// One output, through a method.
+    #[grad(hvp)]
+    fn force(&self, x: f64) -> f64 {
+        -self.k * x + self.w[0] * x.sin()
+    }
+
+    /// Two outputs, through a method.
+    #[grad(hvp)]
+    fn state(&self, x: f64) -> (f64, f64) {
+        (self.w[1] * x * x, (self.k * x).tanh())
+    }
+}
+
+/// Methods of one and of several outputs, called over a slice of data.
+#[grad(hessian, wrt(m))]
+fn oscillator_loss(m: &Oscillator, xs: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for &x in xs {
+        let f = m.force(x);
+        let (a, b) = m.state(x);
+        total += (f - 0.3).powi(2) + a * b;
+    }
+    total
+}
+
+/// A rotation of an array passed whole, with an array output, in a loop of run-time
+/// length.
+#[grad(hvp)]
+fn rotate(p: &[f64; 3], t: f64) -> [f64; 2] {
+    let (c, s) = (t.cos(), t.sin());
+    [c * p[0] - s * p[1] * p[2], s * p[0] + c * p[1]]
+}
+
+#[grad(hvp, hessian)]
+fn rotations(p: [f64; 3], n: usize) -> f64 {
+    let mut total = 0.0;
+    for i in 0..n {
+        let [a, b] = rotate(&p, 0.1 * i as f64);
+        total += a * b;
+    }
+    total
+}
+
+#[test]
+fn hessians_through_calls_of_several_outputs() {
+    let p = [0.8, -0.4];
+    let (value, gradient, h) = squares_hessian(p);
+    assert_eq!(value, squares(p));
+    assert_eq!(gradient, squares_grad(p).1);
+    assert_hessian!(|p: &[f64; 2]| squares_grad(*p).1, &h, &p);
+
+    let (r, theta) = (1.3, 0.7);
+    let (value, _, _, h) = polar_energy_hessian(r, theta, 3);
+    assert_eq!(value, polar_energy(r, theta, 3));
+    let gradient = |v: &[f64; 2]| {
+        let (_, dr, dtheta) = polar_energy_grad(v[0], v[1], 3);
+        [dr, dtheta]
+    };
+    assert_hessian!(gradient, &h, &[r, theta]);
+    // The product along a direction is the Hessian's.
+    let (_, _, _, hr, htheta) = polar_energy_hvp(r, theta, 3, 0.5, -2.0);
+    assert_close(hr, 0.5 * h[0][0] - 2.0 * h[0][1], 1e-12, "polar (H·v)_r");
+    assert_close(
+        htheta,
+        0.5 * h[1][0] - 2.0 * h[1][1],
+        1e-12,
+        "polar (H·v)_θ",
+    );
+
+    let p = [0.3, -0.5, 0.8];
+    let (value, _, h) = rotations_hessian(p, 5);
+    assert_eq!(value, rotations(p, 5));
+    assert_hessian!(|p: &[f64; 3]| rotations_grad(*p, 5).1, &h, &p);
+}
+
+#[test]
+fn hessians_through_methods_of_one_and_several_outputs() {
+    let m = Oscillator {
+        k: 0.9,
+        w: [0.4, -0.3],
+    };
+    let xs = [0.5, -1.0, 2.0];
+    let (value, gradient, h) = oscillator_loss_hessian(&m, &xs);
+    assert_eq!(value, oscillator_loss(&m, &xs));
+    assert_eq!(gradient.k, oscillator_loss_grad(&m, &xs).1.k);
+    assert_eq!(h.shape(), (3, 3));
+    let gradient = |p: &[f64; 3]| {
+        let m = Oscillator {
+            k: p[0],
+            w: [p[1], p[2]],
+        };
+        let (_, dm) = oscillator_loss_grad(&m, &xs);
+        [dm.k, dm.w[0], dm.w[1]]
+    };
+    assert_hessian!(gradient, h.row_iter(), &[0.9, 0.4, -0.3]);
+}
+
+// ----- callees with `wrt(..)` ----------------------------------------------------------------
+// A caller's forward mode and second order differentiate a callee with respect to every
+// number the call passes, whatever the callee's `wrt(..)` says (as `_vjp` does).
+
+/// A model's prediction, differentiated by its user with respect to the weights only.
+#[grad(jvp, hvp, wrt(w))]
+fn predict(w: [f64; 2], x: f64) -> f64 {
+    (w[0] * x + w[1]).tanh()
+}
+
+/// The input itself differentiated through the callee that leaves it out.
+#[grad(jvp, hvp)]
+fn through_input(w: [f64; 2], x: f64) -> f64 {
+    let y = predict(w, x * x);
+    y * x + predict(w, y)
+}
+
+/// A least-squares fit over data, its weights only differentiated.
+#[grad(jvp, hessian, wrt(w))]
+fn fit(w: [f64; 2], xs: &[f64], ys: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for i in 0..xs.len() {
+        total += (predict(w, xs[i]) - ys[i]).powi(2);
+    }
+    total
+}
+
+#[test]
+fn callees_with_wrt_are_differentiated_in_every_number_the_call_passes() {
+    let (w, x) = ([0.6, -0.2], 0.9);
+    let (value, dw, dx) = through_input_grad(w, x);
+    assert_eq!(value, through_input(w, x));
+    let f = |v: &[f64]| through_input([v[0], v[1]], v[2]);
+    let expected = common::fd_gradient(f, &[w[0], w[1], x]);
+    common::assert_all_close(&[dw[0], dw[1], dx], &expected, 1e-8, "through_input");
+    let (_, tangent) = through_input_jvp(w, x, [0.5, 1.0], -1.5);
+    let along = 0.5 * dw[0] + dw[1] - 1.5 * dx;
+    assert_close(tangent, along, 1e-12, "through_input_jvp");
+    let (_, _, _, hw, hx) = through_input_hvp(w, x, [0.5, 1.0], -1.5);
+    let g = |h: f64| {
+        let (_, dw, dx) = through_input_grad([w[0] + 0.5 * h, w[1] + h], x - 1.5 * h);
+        vec![dw[0], dw[1], dx]
+    };
+    let expected = common::slope(g, 1e-5);
+    common::assert_all_close(&[hw[0], hw[1], hx], &expected, 1e-6, "through_input_hvp");
+
+    let (xs, ys) = ([0.0, 0.5, 1.0, 1.5], [0.1, 0.4, 0.7, 0.8]);
+    let (value, gradient, h) = fit_hessian(w, &xs, &ys);
+    assert_eq!(value, fit(w, &xs, &ys));
+    assert_eq!(gradient, fit_grad(w, &xs, &ys).1);
+    assert_hessian!(|w: &[f64; 2]| fit_grad(*w, &xs, &ys).1, &h, &w);
+    let (_, tangent) = fit_jvp(w, &xs, &ys, [1.0, -1.0]);
+    assert_close(tangent, gradient[0] - gradient[1], 1e-12, "fit_jvp");
+}
+
+// ----- structs left out of `wrt(..)` passed whole; calls that carry no gradient ----------
+
+#[derive(Clone, Differentiable, Debug)]
+pub struct Spring2 {
+    pub k: f64,
+    pub rest: [f64; 2],
+}
+
+#[grad(hvp)]
+fn spring_energy2(s: &Spring2, x: f64) -> f64 {
+    s.k * (x - s.rest[0]).powi(2) * (x - s.rest[1]).sin()
+}
+
+/// A constant struct passed whole: its tangent is a zero of its type.
+#[grad(hvp, hessian, wrt(x))]
+fn spring_work(s: &Spring2, x: f64) -> f64 {
+    spring_energy2(s, x) * x
+}
+
+/// A constant slice of structs, each passed whole in a loop.
+#[grad(hvp, wrt(x))]
+fn springs_work(ss: &[Spring2], x: f64) -> f64 {
+    let mut total = 0.0;
+    for s in ss {
+        total += spring_energy2(s, x * total.cos());
+    }
+    total
+}
+
+/// A call of several outputs that carries no gradient, one of whose outputs gets one
+/// later: its tangent starts at zero.
+#[grad(hvp, wrt(w))]
+fn late_gradient(x: f64, w: [f64; 2]) -> f64 {
+    let (a, mut b) = polar(x, 0.4);
+    b += w[0] * w[1];
+    b * b + a * w[1]
+}
+
+#[test]
+fn constant_structs_passed_whole_and_calls_without_a_gradient() {
+    let s = Spring2 {
+        k: 2.0,
+        rest: [0.5, 1.0],
+    };
+    let x = 0.7;
+    let (value, gradient, h) = spring_work_hessian(&s, x);
+    assert_eq!(value, spring_work(&s, x));
+    assert_eq!(gradient, spring_work_grad(&s, x).1);
+    assert_hessian!(|x: &[f64; 1]| [spring_work_grad(&s, x[0]).1], &h, &[x]);
+
+    let ss = vec![
+        s.clone(),
+        Spring2 {
+            k: 1.0,
+            rest: [0.1, -0.3],
+        },
+    ];
+    let (value, gradient, hx) = springs_work_hvp(&ss, x, 1.0);
+    assert_eq!(value, springs_work(&ss, x));
+    assert_eq!(gradient, springs_work_grad(&ss, x).1);
+    let expected = common::slope(|h| vec![springs_work_grad(&ss, x + h).1], 1e-5);
+    assert_close(hx, expected[0], 1e-6, "springs_work_hvp");
+
+    let w = [0.3, -1.2];
+    let (_, gradient, hw) = late_gradient_hvp(0.9, w, [1.0, 0.5]);
+    assert_eq!(gradient, late_gradient_grad(0.9, w).1);
+    let g = |h: f64| {
+        late_gradient_grad(0.9, [w[0] + h, w[1] + 0.5 * h])
+            .1
+            .to_vec()
+    };
+    let expected = common::slope(g, 1e-5);
+    common::assert_all_close(&hw, &expected, 1e-6, "late_gradient_hvp");
+}

@@ -11,7 +11,7 @@ mod common;
 use common::assert_close;
 
 /// One explicit Euler step of a pendulum, in place (an ODE stepper).
-#[grad(jvp, jacobian)]
+#[grad(jvp, jacobian, hvp)]
 fn euler(y: &mut [f64; 2], dt: f64) {
     let a = -(y[0].sin());
     y[0] += dt * y[1];
@@ -225,7 +225,7 @@ fn decay(s: &mut f64, rate: f64) {
 
 /// Integrates the pendulum `n` steps, damping a weight alongside: the state is a local
 /// array and a local number, updated by calls in a loop.
-#[grad(jvp)]
+#[grad(jvp, hvp)]
 fn integrate(y0: [f64; 2], dt: f64, k: f64) -> f64 {
     let mut y = y0;
     let mut weight = 1.0;
@@ -274,6 +274,16 @@ fn calls_writing_through_mut_inside_a_body() {
     let (_, tangent) = integrate_jvp(y0, dt, k, [0.3, -0.2], 0.5, 1.5);
     let along = 0.3 * dy[0] - 0.2 * dy[1] + 0.5 * ddt + 1.5 * dk;
     assert_close(tangent, along, 1e-12, "integrate_jvp");
+    // Second order through the array the stepper writes: the slope of the gradient.
+    let direction = ([0.3, -0.2], 0.5, 1.5);
+    let (_, _, _, _, hy, hdt, hk) = integrate_hvp(y0, dt, k, direction.0, direction.1, direction.2);
+    let g = |h: f64| {
+        let y = [y0[0] + h * direction.0[0], y0[1] + h * direction.0[1]];
+        let (_, dy, ddt, dk) = integrate_grad(y, dt + h * direction.1, k + h * direction.2);
+        vec![dy[0], dy[1], ddt, dk]
+    };
+    let expected = common::slope(g, 1e-5);
+    common::assert_all_close(&[hy[0], hy[1], hdt, hk], &expected, 1e-6, "integrate_hvp");
 
     let (value, dy, ddt) = integrate_runtime_grad(y0, dt, 7);
     assert_eq!(value.to_bits(), integrate_runtime(y0, dt, 7).to_bits());

@@ -452,7 +452,11 @@ fn try_expand(args: TokenStream, function: ItemFn, context: &Context) -> syn::Re
         codegen::gradient_fn(&function, &activity)
     };
     // The Jacobian's forward sweeps call `_jvp`, generated for it too.
-    let jvp = (args.jvp || args.jacobian).then(|| codegen::jvp::jvp_fn(&function, &activity));
+    let public_jvp = args.jvp || args.jacobian;
+    let jvp = public_jvp.then(|| codegen::jvp::jvp_fn(&function, &activity));
+    // What the forward mode and second order of callers call.
+    let tangent = (public_jvp || args.hvp || args.hessian)
+        .then(|| codegen::jvp::tangent_fn(&function, &activity, public_jvp));
     let jacobian = if args.jacobian {
         codegen::jacobian::jacobian_fn(&function, &activity)?
     } else {
@@ -464,7 +468,7 @@ fn try_expand(args: TokenStream, function: ItemFn, context: &Context) -> syn::Re
         TokenStream::new()
     };
     let stand_ins = codegen::missing::stand_ins(&function, &activity, &args);
-    Ok(quote!(#gradient #jvp #jacobian #second #stand_ins))
+    Ok(quote!(#gradient #jvp #tangent #jacobian #second #stand_ins))
 }
 
 /// A function returning a struct: the twin of its numbers through the pipeline, hidden,

@@ -1413,18 +1413,12 @@ impl Program {
         !stopped
     }
 
-    /// Whether its main function and its helpers get `#[grad(hvp)]`: no methods, no
-    /// struct, one output, and helpers without `wrt(..)` that return one number.
+    /// Whether its main function, its helpers and its methods get `#[grad(hvp)]`: every
+    /// program of one output but the long ones.
     pub fn second_order_applies(&self) -> bool {
-        // Calls of helpers, of numbers or passing arrays and slices whole, are followed;
-        // a helper returning a tuple (a call of several outputs) is not yet.
-        self.helpers
-            .iter()
-            .all(|h| h.outputs.is_empty() && h.wrt.is_none())
-            && self.methods.is_empty()
-            && self.structure.is_none()
-            && !self.long
-            && self.main.outputs.is_empty()
+        // Calls of helpers and methods, of numbers or passing arrays, slices and structs
+        // whole, returning one number or a tuple, with or without `wrt(..)`, are followed.
+        !self.long && self.main.outputs.is_empty()
     }
 
     /// Whether the program gets a vector function of its main function's value, whose

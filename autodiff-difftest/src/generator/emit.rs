@@ -34,8 +34,8 @@ pub fn module(name: &str, program: &Program) -> String {
         (Target::Grad, format!("#[grad]\nimpl {STRUCT}")),
         (Target::Tape, format!("impl<'t> {STRUCT}Tape<'t>")),
     ] {
-        // Second order follows calls: the helpers of a program whose main function
-        // gets `hvp` get it too.
+        // Second order follows calls: the helpers and methods of a program whose main
+        // function gets `hvp` get it too.
         let second_order = program.second_order_applies();
         for f in &program.helpers {
             let mut f = f.clone();
@@ -45,7 +45,9 @@ pub fn module(name: &str, program: &Program) -> String {
         if !program.methods.is_empty() {
             let _ = writeln!(s, "{methods_of} {{");
             for f in &program.methods {
-                s.push_str(&render_function(f, target, false, single));
+                let mut f = f.clone();
+                f.second_order = second_order;
+                s.push_str(&render_function(&f, target, false, single));
             }
             s.push_str("}\n");
         }

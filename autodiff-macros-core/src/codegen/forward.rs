@@ -705,7 +705,8 @@ impl Generator<'_> {
                 let real = function.real;
                 let types = std::iter::repeat_n(quote!(#real), args.len() + 1);
                 let mut out = quote_spanned! {node.span=>
-                    let (#binding, #(#partials),*): (#(#types),*) = #grad_path(#(#values),*);
+                    let (#binding, #(#partials),*): (#(#types),*) =
+                        ::autodiff::__private::missing::call_partials(#grad_path(#(#values),*));
                 };
                 for (position, &a) in args.iter().enumerate() {
                     if active_arg(a) {

@@ -11,9 +11,9 @@
 //! The bound is global but under a binder, so rustc checks it at each use rather than at
 //! the definition; the traits' `#[diagnostic::on_unimplemented]` messages (in the
 //! runtime's `missing` module) name the option to add. A forward-mode caller (`jvp`,
-//! `jacobian`) of `g` calls `g_jvp`; a second-order caller (`hvp`, `hessian`) calls the
-//! hidden `g_tangent` and `g_tangent_vjp`; a user may call `g_grad` of a function whose
-//! output is several numbers.
+//! `jacobian`) of `g` calls the hidden `g_tangent`; a second-order caller (`hvp`,
+//! `hessian`) calls `g_tangent` and `g_tangent_vjp`; a user may call `g_jvp`, or `g_grad`
+//! of a function whose output is several numbers.
 
 use crate::args::GradArgs;
 use crate::check::Activity;
@@ -22,22 +22,30 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 /// The stand-ins for what `args` did not ask for: `_jvp` without `jvp` or `jacobian`; the
-/// hidden second-order functions without `hvp` or `hessian` (for a scalar output); `_grad`
-/// for an output of several numbers.
+/// hidden functions of callers without `hvp` or `hessian` (`_tangent` too when nothing
+/// generates it, both then under one bound, so that a second-order caller sees one
+/// error); `_grad` for an output of several numbers.
 pub fn stand_ins(function: &Function, activity: &Activity, args: &GradArgs) -> TokenStream {
     let mut out = TokenStream::new();
-    let scalar = function.outputs == 1 && function.output.is_none();
-    if !(args.jvp || args.jacobian) {
+    let forward = args.jvp || args.jacobian;
+    if !forward {
         out.extend(stand_in(
             &super::jvp::jvp_signature(function),
             "ForwardMode",
         ));
     }
-    if scalar && !(args.hvp || args.hessian) {
-        for signature in super::hvp::hidden_signatures(function, activity) {
-            out.extend(stand_in(&signature, "SecondOrder"));
+    if !(args.hvp || args.hessian) {
+        let signatures = super::hvp::hidden_signatures(function, activity);
+        for (k, signature) in signatures.iter().enumerate() {
+            match (k, forward) {
+                // `_tangent`, generated for forward mode.
+                (0, true) => {}
+                (_, true) => out.extend(stand_in(signature, "SecondOrder")),
+                (_, false) => out.extend(stand_in(signature, "CalleeMode")),
+            }
         }
     }
+    let scalar = function.outputs == 1 && function.output.is_none();
     if !scalar {
         let (signature, _) = super::signatures(function);
         out.extend(stand_in(&signature, "ScalarOutput"));

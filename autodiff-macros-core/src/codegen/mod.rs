@@ -332,6 +332,26 @@ fn param_list(function: &Function) -> Vec<TokenStream> {
         .collect()
 }
 
+/// The parameters' names as passed on, then one more name per differentiated parameter
+/// (its tangent `t_p`, its direction `v_p`): the arguments of a call that forwards what it
+/// was given.
+fn forwarded_args(
+    function: &Function,
+    per_wrt: impl Fn(&Function, usize) -> Ident,
+) -> Vec<TokenStream> {
+    function
+        .params
+        .iter()
+        .map(|p| p.ident.to_token_stream())
+        .chain(
+            function
+                .wrt
+                .iter()
+                .map(|&i| per_wrt(function, i).to_token_stream()),
+        )
+        .collect()
+}
+
 /// `d_p: &mut P`, the buffer a partial of `params[i]` is added to.
 fn buffer_param(function: &Function, i: usize) -> TokenStream {
     let var = &function.vars[function.params[i].var];

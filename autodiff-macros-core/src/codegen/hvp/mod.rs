@@ -19,6 +19,7 @@
 //! basis vector, and makes the result symmetric by averaging `H[i][j]` and `H[j][i]`.
 
 mod tangent;
+pub use tangent::output_count;
 
 use super::{attributes, doc_link, output_slot, param_list, partial_type, zeros};
 use crate::check::Activity;
@@ -37,9 +38,13 @@ pub fn hessian_ident(ident: &Ident) -> Ident {
 }
 
 fn suffixed(ident: &Ident, suffix: &str) -> Ident {
+    Ident::new(&format!("{}_{suffix}", plain_name(ident)), ident.span())
+}
+
+/// The name of `ident` without `r#`.
+fn plain_name(ident: &Ident) -> String {
     let name = ident.to_string();
-    let name = name.strip_prefix("r#").unwrap_or(&name);
-    Ident::new(&format!("{name}_{suffix}"), ident.span())
+    name.strip_prefix("r#").unwrap_or(&name).to_string()
 }
 
 /// The direction parameter of `params[index]` in `_hvp`: `v_<name>`.
@@ -150,32 +155,79 @@ fn hessian_signature(function: &Function) -> TokenStream {
     }
 }
 
-/// The signatures of the hidden functions a caller's second order calls,
+/// The signatures of the hidden functions a caller's forward mode and second order call,
 /// `<name>_tangent` and `<name>_tangent_vjp` (for the stand-ins of a function without
-/// second order); none where the tangent function cannot be made.
+/// them); the second only where the tangent function can be made.
 pub fn hidden_signatures(function: &Function, activity: &Activity) -> Vec<TokenStream> {
-    let Ok(tangent) = tangent::tangent_function(function, activity) else {
-        return Vec::new();
+    let callers = super::jvp::for_callers(function);
+    let (function, activity) = match &callers {
+        Some(Ok((full, activity))) => (full, activity),
+        Some(Err(_)) => return Vec::new(),
+        None => (function, activity),
     };
-    let mut out = vec![super::jvp::signature_named(
-        function,
-        &tangent.original.sig.ident,
-    )];
-    out.extend(super::vjp_signature(&tangent));
+    let name = super::jvp::tangent_ident(&function.original.sig.ident);
+    let mut out = vec![super::jvp::signature_named(function, &name)];
+    if let Ok(tangent) = tangent::tangent_function(function, activity) {
+        out.extend(super::vjp_signature(&tangent));
+    }
     out
 }
 
-/// `_hvp` and `_hessian` as asked for, with the pullback of the tangent function they
-/// call; a spanned error for what they cannot differentiate yet.
+/// The pullback of the tangent function of `function` (the tangent function itself,
+/// `<name>_tangent`, is [`super::jvp::tangent_fn`]), under the tangent function's name
+/// unless `rename` gives another, and the tangent function.
+fn tangent_pullback(
+    function: &Function,
+    activity: &Activity,
+    rename: Option<&str>,
+) -> syn::Result<(TokenStream, Function)> {
+    let mut tangent = tangent::tangent_function(function, activity)?;
+    if let Some(name) = rename {
+        tangent.original.sig.ident = Ident::new(name, tangent.original.sig.ident.span());
+    }
+    let tangent_activity = crate::check::check(&tangent)?;
+    let pullback = super::gradient_fn(&tangent, &tangent_activity);
+    Ok((
+        quote! {
+            #[doc(hidden)]
+            #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+            #pullback
+        },
+        tangent,
+    ))
+}
+
+/// `_hvp` and `_hessian` as asked for, and the pullback of the tangent function that they
+/// and the second order of callers call (`<name>_tangent_vjp`, over every parameter that
+/// holds numbers); a spanned error for what they cannot differentiate yet.
 pub fn second_order(
     function: &Function,
     activity: &Activity,
     hvp: bool,
     hessian: bool,
 ) -> syn::Result<TokenStream> {
-    let tangent = tangent::tangent_function(function, activity)?;
-    let tangent_activity = crate::check::check(&tangent)?;
-    let pullback = super::gradient_fn(&tangent, &tangent_activity);
+    // What callers call: every parameter that holds numbers differentiated.
+    let callers = super::jvp::for_callers(function).transpose()?;
+    let (for_callers, callers_activity) = match &callers {
+        Some((full, activity)) => (full, activity),
+        None => (function, activity),
+    };
+    let (mut out, callers_tangent) = tangent_pullback(for_callers, callers_activity, None)?;
+    if output_count(function) != Some(1) {
+        // Several outputs: what a caller's second order calls, and no `_hvp` or
+        // `_hessian` (the second derivatives of several outputs are not one matrix).
+        return Ok(out);
+    }
+    // `_hvp`'s own: the same, unless `wrt(..)` leaves parameters out, which `_hvp` then
+    // gives no tangent (a data slice's would be a zero vector to allocate and carry).
+    let tangent = if callers.is_some() {
+        let name = format!("__{}_hvp_tangent", plain_name(&function.original.sig.ident));
+        let (pullback, tangent) = tangent_pullback(function, activity, Some(&name))?;
+        out.extend(pullback);
+        tangent
+    } else {
+        callers_tangent
+    };
     let pullback_name = super::vjp_ident(&tangent.original.sig.ident);
     let pullback_name = Ident::new(
         &pullback_name.to_string(),
@@ -186,20 +238,10 @@ pub fn second_order(
     } else {
         quote!(#pullback_name)
     };
-    // The tangent function as plain code too, under its hidden name: the forward pass of
-    // a caller's second order calls it for the value and tangent of a call.
-    let tangent_code = super::jvp::jvp_fn_named(function, activity, &tangent.original.sig.ident);
-    let mut out = quote! {
-        #[doc(hidden)]
-        #tangent_code
-        #[doc(hidden)]
-        #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
-        #pullback
-    };
     let hvp_name = hvp_ident(&function.original.sig.ident);
     if hvp {
         let signature = hvp_signature(function);
-        let body = hvp_body(function, &tangent, &pullback_path);
+        let body = hvp_body(function, activity, &tangent, &pullback_path);
         out.extend(quote!(#signature { #body }));
     }
     if hessian {
@@ -223,7 +265,7 @@ pub fn second_order(
         let own_hvp = (!hvp).then(|| {
             // `_hessian` calls `_hvp`, generated for it when not asked for.
             let signature = hvp_signature(function);
-            let body = hvp_body(function, &tangent, &pullback_path);
+            let body = hvp_body(function, activity, &tangent, &pullback_path);
             quote!(#[doc(hidden)] #signature { #body })
         });
         out.extend(quote!(#own_hvp #signature { #body }));
@@ -234,22 +276,41 @@ pub fn second_order(
 /// Calls the tangent function's pullback with the direction as tangents and the seed
 /// `(0, 1)`, and returns the value, the partials with respect to the tangents (the
 /// gradient) and those with respect to the parameters (`H·v`).
-fn hvp_body(function: &Function, tangent: &Function, pullback: &TokenStream) -> TokenStream {
+fn hvp_body(
+    function: &Function,
+    activity: &Activity,
+    tangent: &Function,
+    pullback: &TokenStream,
+) -> TokenStream {
     let real = function.real;
     // The tangent function's parameters, as `_hvp` names them: the directions for the
     // tangents.
-    let args: Vec<TokenStream> = function
-        .params
-        .iter()
-        .map(|p| p.ident.to_token_stream())
-        .chain(
-            function
-                .wrt
-                .iter()
-                .map(|&i| direction(function, i).to_token_stream()),
-        )
-        .collect();
     let mut declarations = TokenStream::new();
+    // A struct left out of `wrt(..)` but passed whole to a call has a zero tangent.
+    let mut zero_tangents = Vec::new();
+    for i in tangent::zero_tangent_structs(function, activity) {
+        let param = &function.params[i];
+        let (ident, zero) = (
+            &param.ident,
+            Ident::new(&format!("__zero_{i}"), Span::mixed_site()),
+        );
+        let strukt = param.strukt.as_ref().unwrap_or(&param.ty);
+        let reference = matches!(param.ty, syn::Type::Reference(_));
+        let value = if reference {
+            quote!(#ident)
+        } else {
+            quote!(&#ident)
+        };
+        let made = crate::codegen::struct_zero(strukt, value);
+        declarations.extend(quote!(let #zero = #made;));
+        zero_tangents.push(if reference {
+            quote!(&#zero)
+        } else {
+            quote!(#zero)
+        });
+    }
+    let mut args = super::forwarded_args(function, direction);
+    args.extend(zero_tangents);
     let mut buffers = Vec::new();
     let mut locals = Vec::new();
     for i in super::vjp::buffered_params(tangent) {

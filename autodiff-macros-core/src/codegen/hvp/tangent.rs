@@ -19,7 +19,7 @@
 
 use crate::check::{differentiable_operands, Activity};
 use crate::ir::{
-    Block, Function, Node, NodeId, NodeKind, Num, Param, Place, Stmt, Var, VarId, VarKind,
+    Block, Callee, Function, Node, NodeId, NodeKind, Num, Param, Place, Stmt, Var, VarId, VarKind,
 };
 use crate::ops::{self, Op, Partial};
 use proc_macro2::{Span, TokenStream};
@@ -29,13 +29,16 @@ use std::collections::HashMap;
 /// The tangent function of `function` (see the module's documentation), with the
 /// parameters' tangents after the parameters, named `t_<name>`, and two outputs.
 pub fn tangent_function(function: &Function, activity: &Activity) -> syn::Result<Function> {
-    if function.outputs != 1 || function.output.is_some() {
+    let Some(outputs) = output_count(function) else {
         return Err(syn::Error::new_spanned(
             &function.original.sig.output,
-            "`hvp` and `hessian` need a function that returns one number; for a vector \
-             output, ask for `jacobian`",
+            format!(
+                "`hvp` and `hessian` differentiate twice a function that returns one number, \
+                 or (for the callers' second order) a tuple or one-dimensional array of at \
+                 most {MAX_OUTPUTS} numbers; for this output, ask for `jacobian`"
+            ),
         ));
-    }
+    };
     let mut transform = Transform {
         source: function,
         activity,
@@ -50,7 +53,8 @@ pub fn tangent_function(function: &Function, activity: &Activity) -> syn::Result
     };
     let mut params = function.params.clone();
     let mut fields = function.fields.clone();
-    for &i in &function.wrt {
+    let zero_tangents = zero_tangent_structs(function, activity);
+    for &i in function.wrt.iter().chain(&zero_tangents) {
         let param = &function.params[i];
         let var = transform.new_var(param.var, true);
         let tangent_index = params.len();
@@ -108,14 +112,14 @@ pub fn tangent_function(function: &Function, activity: &Activity) -> syn::Result
     let wrt: Vec<usize> = (0..params.len())
         .filter(|&i| params[i].strukt.is_some() || vars[params[i].var].kind == VarKind::Real)
         .collect();
-    let original = signature(function, &params);
+    let original = signature(function, &params, outputs);
     Ok(Function {
         original,
         params,
         wrt,
         items: function.items.clone(),
         fields,
-        outputs: 2,
+        outputs: 2 * outputs,
         output: None,
         real: function.real,
         probe_self: None,
@@ -129,9 +133,71 @@ pub fn tangent_function(function: &Function, activity: &Activity) -> syn::Result
     })
 }
 
-/// The item the tangent function stands for: `<name>_tangent(p…, t_p…) -> (f64, f64)`,
-/// hidden, with the original's attributes that its generated functions keep.
-fn signature(function: &Function, params: &[Param]) -> syn::ItemFn {
+/// The struct parameters left out of `wrt(..)` that are passed whole (or a struct field of
+/// them) to a call that carries a gradient: the tangent function takes a tangent for each
+/// after those of `wrt(..)`, in parameter order, which `_hvp` passes as a zero (the
+/// callee's tangent function takes one).
+pub fn zero_tangent_structs(function: &Function, activity: &Activity) -> Vec<usize> {
+    let mut out = Vec::new();
+    for (id, node) in function.nodes.iter().enumerate() {
+        let NodeKind::Pullback { args, .. } = &node.kind else {
+            continue;
+        };
+        if !activity.node(id) {
+            continue;
+        }
+        for arg in args {
+            let crate::ir::CallArg::Whole { place, .. } = arg else {
+                continue;
+            };
+            let param = function.struct_param(place.var).or_else(|| {
+                function
+                    .field(place.var)
+                    .filter(|f| f.strukt)
+                    .map(|f| f.param)
+            });
+            if let Some(i) = param {
+                if !function.wrt.contains(&i) && !out.contains(&i) {
+                    out.push(i);
+                }
+            }
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+/// The most numbers a function may return for its callers' second order: its tangent
+/// function returns twice as many, as one tuple (`outputs::joined`, up to 16).
+pub const MAX_OUTPUTS: usize = 8;
+
+/// How many numbers the tangent function follows: 1 for a number, the length of a tuple or
+/// of a one-dimensional array of literal length (at most [`MAX_OUTPUTS`]); `None` for
+/// other outputs (nested arrays, vectors, more numbers).
+pub fn output_count(function: &Function) -> Option<usize> {
+    let count = match &function.output {
+        None => function.outputs,
+        Some(output) => {
+            let var = &function.vars[output.var];
+            let [len] = var.dims.as_slice() else {
+                return None;
+            };
+            if var.slice {
+                return None;
+            }
+            syn::parse2::<syn::LitInt>(len.clone())
+                .ok()?
+                .base10_parse::<usize>()
+                .ok()?
+        }
+    };
+    (1..=MAX_OUTPUTS).contains(&count).then_some(count)
+}
+
+/// The item the tangent function stands for: `<name>_tangent(p…, t_p…) -> (f64, f64)`
+/// (the values then the tangents, for several outputs), hidden, with the original's
+/// attributes that its generated functions keep.
+fn signature(function: &Function, params: &[Param], outputs: usize) -> syn::ItemFn {
     let original = &function.original;
     let name = original.sig.ident.to_string();
     let name = name.strip_prefix("r#").unwrap_or(&name);
@@ -145,13 +211,13 @@ fn signature(function: &Function, params: &[Param]) -> syn::ItemFn {
             quote!(#ident: #ty)
         }
     });
-    let real = function.real;
+    let reals = std::iter::repeat_n(function.real, 2 * outputs);
     let generics = &original.sig.generics;
     let attrs = &original.attrs;
     let vis = &original.vis;
     syn::parse_quote! {
         #(#attrs)*
-        #vis fn #ident #generics(#(#inputs),*) -> (#real, #real) {}
+        #vis fn #ident #generics(#(#inputs),*) -> (#(#reals),*) {}
     }
 }
 
@@ -589,6 +655,16 @@ impl Transform<'_> {
         self.constant(literal, span, out)
     }
 
+    /// `var[k]`.
+    fn element(&mut self, var: VarId, k: usize, span: Span, out: &mut Vec<NodeId>) -> NodeId {
+        let index = self.push(NodeKind::Const(quote!(#k)), Num::Int, span, out);
+        let place = Place {
+            var,
+            indices: vec![index],
+        };
+        self.push(NodeKind::Read(place), Num::Real, span, out)
+    }
+
     /// `::core::f64::consts::NAME` (or `f32`).
     fn float_constant(&mut self, name: &str, span: Span, out: &mut Vec<NodeId>) -> NodeId {
         let module = syn::Ident::new(self.source.real.name(), Span::call_site());
@@ -753,18 +829,65 @@ impl Transform<'_> {
             Stmt::Return { value, nodes } => {
                 let mut nodes = nodes.clone();
                 let span = self.nodes[*value].span;
-                let t = self.tangent(*value, &mut memo, &mut nodes);
-                let t = t.unwrap_or_else(|| {
-                    let zero = self.source.real.literal("0.0");
-                    self.constant(zero, span, &mut nodes)
-                });
-                let pair = self.push(
-                    NodeKind::Tuple(vec![*value, t]),
-                    Num::Real,
-                    span,
-                    &mut nodes,
-                );
-                out.push(Stmt::Return { value: pair, nodes });
+                // The numbers returned: one, the parts of a tuple, or the elements of an
+                // array returned whole.
+                let (values, tangents) = match &self.source.nodes[*value].kind {
+                    NodeKind::Read(place) if self.source.output.is_some() => {
+                        // An array: its elements, and those of its tangent.
+                        let count = output_count(self.source).unwrap_or(0);
+                        let var = place.var;
+                        let tangent = self.tangent_vars.get(&var).copied();
+                        let mut values = Vec::with_capacity(count);
+                        let mut tangents = Vec::with_capacity(count);
+                        for k in 0..count {
+                            values.push(self.element(var, k, span, &mut nodes));
+                            tangents.push(match tangent {
+                                Some(tangent) => self.element(tangent, k, span, &mut nodes),
+                                None => self.real_constant("0.0", span, &mut nodes),
+                            });
+                        }
+                        (values, tangents)
+                    }
+                    kind => {
+                        let values = match kind {
+                            NodeKind::Tuple(parts) => parts.clone(),
+                            _ => vec![*value],
+                        };
+                        let mut tangents = Vec::with_capacity(values.len());
+                        for &part in &values {
+                            let t = match self.tangent(part, &mut memo, &mut nodes) {
+                                Some(t) => t,
+                                None => self.real_constant("0.0", span, &mut nodes),
+                            };
+                            tangents.push(t);
+                        }
+                        (values, tangents)
+                    }
+                };
+                let parts = values.into_iter().chain(tangents).collect();
+                let all = self.push(NodeKind::Tuple(parts), Num::Real, span, &mut nodes);
+                out.push(Stmt::Return { value: all, nodes });
+            }
+            Stmt::Unpack { vars, value, nodes } if self.several_outputs(*value) => {
+                self.unpack_call(vars, *value, nodes, out);
+            }
+            Stmt::Unpack { vars, value, nodes } => {
+                // A call that carries no gradient: the tangents of the variables it
+                // declares start at zero (a later statement may give them one).
+                self.no_calls(nodes);
+                out.push(stmt.clone());
+                let span = self.nodes[*value].span;
+                for var in vars {
+                    if let Some(&tangent) = self.tangent_vars.get(var) {
+                        let mut nodes = Vec::new();
+                        let zero = self.zero(*var, &[], &mut nodes, span);
+                        out.push(Stmt::Let {
+                            var: tangent,
+                            value: Some(zero),
+                            nodes,
+                        });
+                    }
+                }
             }
             Stmt::If {
                 cond,
@@ -844,12 +967,8 @@ impl Transform<'_> {
             .filter(|&id| {
                 let callable = match &self.source.nodes[id].kind {
                     NodeKind::Call { .. } => true,
-                    // A call passing arrays whole, of a function (not a method).
-                    NodeKind::Pullback {
-                        callee: crate::ir::Callee::Path(_),
-                        outputs: 1,
-                        ..
-                    } => true,
+                    // A call passing arrays, slices or structs whole, of one output.
+                    NodeKind::Pullback { outputs: 1, .. } => true,
                     _ => false,
                 };
                 callable && self.activity.node(id)
@@ -860,18 +979,14 @@ impl Transform<'_> {
         }
         let mut stmt = stmt.clone();
         for call in calls {
-            let (path, args) = match self.source.nodes[call].kind.clone() {
+            let (callee, args) = match self.source.nodes[call].kind.clone() {
                 NodeKind::Call { path, args } => (
-                    path,
+                    Callee::Path(path),
                     args.iter()
                         .map(|&a| crate::ir::CallArg::Value(a))
                         .collect::<Vec<_>>(),
                 ),
-                NodeKind::Pullback {
-                    callee: crate::ir::Callee::Path(path),
-                    args,
-                    ..
-                } => (path, args),
+                NodeKind::Pullback { callee, args, .. } => (callee, args),
                 _ => continue,
             };
             let value_args: Vec<NodeId> = args
@@ -916,54 +1031,13 @@ impl Transform<'_> {
                 .filter(|id| moved.contains(id))
                 .collect();
             list.retain(|id| !moved.contains(id));
-            let mut memo = HashMap::new();
-            let mut tangents = Vec::new();
-            let mut skipped = 0;
-            for arg in &args {
-                let tangent = match arg {
-                    // An integer or a flag has no tangent, nor a tangent parameter.
-                    crate::ir::CallArg::Value(arg)
-                        if matches!(self.source.nodes[*arg].num, Num::Int | Num::Bool) =>
-                    {
-                        skipped += 1;
-                        continue;
-                    }
-                    crate::ir::CallArg::Value(arg) => {
-                        let t = match self.tangent(*arg, &mut memo, &mut hoisted) {
-                            Some(t) => t,
-                            None => self.real_constant("0.0", span, &mut hoisted),
-                        };
-                        crate::ir::CallArg::Value(t)
-                    }
-                    crate::ir::CallArg::Whole {
-                        place,
-                        reference,
-                        deref,
-                    } => match self.whole_arg_tangent(
-                        place,
-                        (*reference, *deref),
-                        span,
-                        &mut hoisted,
-                    ) {
-                        Some(t) => t,
-                        None => continue,
-                    },
-                };
-                tangents.push(tangent);
-            }
-            if tangents.len() + skipped != args.len() {
+            let Some(tangents) = self.call_tangents(&args, span, &mut hoisted) else {
                 self.reported.push(call);
                 continue;
-            }
-            let mut callee = path.clone();
-            if let Some(last) = callee.segments.last_mut() {
-                let name = last.ident.to_string();
-                let name = name.strip_prefix("r#").unwrap_or(&name);
-                last.ident = syn::Ident::new(&format!("{name}_tangent"), last.ident.span());
-            }
+            };
             let call_args = args.iter().chain(&tangents).cloned().collect();
             let pullback = NodeKind::Pullback {
-                callee: crate::ir::Callee::Path(callee),
+                callee: tangent_callee(&callee),
                 args: call_args,
                 outputs: 2,
             };
@@ -981,6 +1055,92 @@ impl Transform<'_> {
             self.hoisted.insert(call, tangent);
         }
         Some(stmt)
+    }
+
+    /// Whether `node` is a call of several outputs that carries a gradient.
+    fn several_outputs(&self, node: NodeId) -> bool {
+        matches!(self.source.nodes[node].kind, NodeKind::Pullback { outputs, .. } if outputs > 1)
+            && self.activity.node(node)
+    }
+
+    /// `let (a, b) = g(x, w);` (or `let v: [f64; 2] = g(x, w);`): the call of the callee's
+    /// tangent function, which returns the values and then the tangents, unpacked into the
+    /// variables and then their tangents.
+    ///
+    /// ```text
+    /// let (a, b) = g(x, w);    →   let (a, b, ȧ, ḃ) = g_tangent(x, w, ẋ, ẇ);
+    /// ```
+    fn unpack_call(&mut self, vars: &[VarId], call: NodeId, nodes: &[NodeId], out: &mut Block) {
+        let NodeKind::Pullback {
+            callee,
+            args,
+            outputs,
+        } = self.source.nodes[call].kind.clone()
+        else {
+            return;
+        };
+        let span = self.source.nodes[call].span;
+        let mut nodes: Vec<NodeId> = nodes.iter().copied().filter(|&id| id != call).collect();
+        let Some(tangents) = self.call_tangents(&args, span, &mut nodes) else {
+            return;
+        };
+        let call_args = args.iter().chain(&tangents).cloned().collect();
+        let pullback = NodeKind::Pullback {
+            callee: tangent_callee(&callee),
+            args: call_args,
+            outputs: 2 * outputs,
+        };
+        let value = self.push(pullback, Num::Real, span, &mut nodes);
+        let mut all = vars.to_vec();
+        for var in vars {
+            let tangent = match self.tangent_vars.get(var) {
+                Some(&tangent) => tangent,
+                None => self.temporary(),
+            };
+            all.push(tangent);
+        }
+        out.push(Stmt::Unpack {
+            vars: all,
+            value,
+            nodes,
+        });
+    }
+
+    /// The tangents of a call's arguments, in order, their nodes appended to `nodes`
+    /// (integers and flags have none); `None` where an argument passed whole has none
+    /// (reported).
+    fn call_tangents(
+        &mut self,
+        args: &[crate::ir::CallArg],
+        span: Span,
+        nodes: &mut Vec<NodeId>,
+    ) -> Option<Vec<crate::ir::CallArg>> {
+        let mut memo = HashMap::new();
+        let mut tangents = Vec::new();
+        for arg in args {
+            let tangent = match arg {
+                // An integer or a flag has no tangent, nor a tangent parameter.
+                crate::ir::CallArg::Value(arg)
+                    if matches!(self.source.nodes[*arg].num, Num::Int | Num::Bool) =>
+                {
+                    continue;
+                }
+                crate::ir::CallArg::Value(arg) => {
+                    let t = match self.tangent(*arg, &mut memo, nodes) {
+                        Some(t) => t,
+                        None => self.real_constant("0.0", span, nodes),
+                    };
+                    crate::ir::CallArg::Value(t)
+                }
+                crate::ir::CallArg::Whole {
+                    place,
+                    reference,
+                    deref,
+                } => self.whole_arg_tangent(place, (*reference, *deref), span, nodes)?,
+            };
+            tangents.push(tangent);
+        }
+        Some(tangents)
     }
 
     /// Reports a call among `nodes` that passes an array, a slice or a struct whole and
@@ -1135,6 +1295,25 @@ impl Transform<'_> {
             }
             _ => self.zero(var, &[], out, span),
         }
+    }
+}
+
+/// The hidden tangent function of a callee: `g` → `g_tangent`, `m.g` → `m.g_tangent`.
+fn tangent_callee(callee: &Callee) -> Callee {
+    let tangent = |ident: &syn::Ident| {
+        let name = ident.to_string();
+        let name = name.strip_prefix("r#").unwrap_or(&name);
+        syn::Ident::new(&format!("{name}_tangent"), ident.span())
+    };
+    match callee {
+        Callee::Path(path) => {
+            let mut path = path.clone();
+            if let Some(last) = path.segments.last_mut() {
+                last.ident = tangent(&last.ident);
+            }
+            Callee::Path(path)
+        }
+        Callee::Method(method) => Callee::Method(tangent(method)),
     }
 }
 

@@ -7,7 +7,8 @@
 //! out with the same arithmetic as the rules (`partials`). Control flow is the original's:
 //! loops run forward once, branches are taken as they come, so nothing is saved and
 //! nothing is allocated beyond what the function itself allocates, whatever the loop
-//! bounds. Calls go to the callee's `_jvp`.
+//! bounds. Calls go to the callee's hidden `_tangent` ([`tangent_fn`]), its forward mode
+//! over every parameter that holds numbers.
 //!
 //! ```text
 //! fn f(x: f64, y: f64) -> f64 { (x * y).tanh() }
@@ -74,6 +75,10 @@ pub fn signature_named(function: &Function, name: &Ident) -> TokenStream {
         Some(output) => output.ty.to_token_stream(),
         None => real_tuple(function.real, function.outputs),
     };
+    let returned = match super::hvp::output_count(function) {
+        Some(count) if joined(function, name) => real_tuple(function.real, 2 * count),
+        _ => quote!((#output, #output)),
+    };
     let generics = &original.sig.generics;
     let attributes = attributes(function);
     let params_named: Vec<String> = function
@@ -102,7 +107,71 @@ pub fn signature_named(function: &Function, name: &Ident) -> TokenStream {
         #[must_use]
         #attributes
         #[allow(clippy::float_cmp, clippy::eq_op)]
-        #vis fn #name #generics(#(#params,)* #(#tangents),*) -> (#output, #output)
+        #vis fn #name #generics(#(#params,)* #(#tangents),*) -> #returned
+    }
+}
+
+/// Whether the hidden tangent function `name` of `function` returns its values and tangents
+/// as one tuple (a function of several outputs; see `outputs::joined`).
+fn joined(function: &Function, name: &Ident) -> bool {
+    *name != jvp_ident(&function.original.sig.ident)
+        && super::hvp::output_count(function).is_some_and(|count| count > 1)
+}
+
+/// The name of the hidden forward mode that callers call: `f` → `f_tangent`.
+pub fn tangent_ident(ident: &Ident) -> Ident {
+    let name = ident.to_string();
+    let name = name.strip_prefix("r#").unwrap_or(&name);
+    Ident::new(&format!("{name}_tangent"), ident.span())
+}
+
+/// The function as its callers' forward mode sees it: every parameter that holds numbers
+/// differentiated, whatever `wrt(..)` says (as `_vjp` does), since a caller passes a
+/// tangent for each; `None` where `wrt(..)` names them all already.
+pub fn for_callers(function: &Function) -> Option<syn::Result<(Function, Activity)>> {
+    let all = super::vjp::buffered_params(function);
+    if all == function.wrt {
+        return None;
+    }
+    Some(crate::check::check_for(function, &all).map(|activity| {
+        let mut full = function.clone();
+        full.wrt = all;
+        (full, activity)
+    }))
+}
+
+/// `<name>_tangent(p…, t_p…)`, hidden: the forward mode that a caller's `_jvp`, `_jacobian`
+/// and second order call, with a tangent for every parameter that holds numbers, and for
+/// several outputs the values and then the tangents as one tuple. Where `wrt(..)` names
+/// every such parameter and `_jvp` is generated, it calls `_jvp`; otherwise it is forward
+/// mode of its own.
+pub fn tangent_fn(function: &Function, activity: &Activity, public_jvp: bool) -> TokenStream {
+    let name = tangent_ident(&function.original.sig.ident);
+    match for_callers(function) {
+        Some(Ok((full, activity))) => return jvp_fn_named(&full, &activity, &name),
+        Some(Err(_)) => return TokenStream::new(),
+        None if !public_jvp => return jvp_fn_named(function, activity, &name),
+        None => {}
+    }
+    let signature = signature_named(function, &name);
+    let jvp = jvp_ident(&function.original.sig.ident);
+    let jvp = if function.in_impl {
+        quote!(Self::#jvp)
+    } else {
+        quote!(#jvp)
+    };
+    let args = super::forwarded_args(function, tangent_param);
+    let call = quote!(#jvp(#(#args),*));
+    let body = if joined(function, &name) {
+        quote!(::autodiff::__private::outputs::joined(#call))
+    } else {
+        call
+    };
+    quote! {
+        #[doc(hidden)]
+        #signature {
+            #body
+        }
     }
 }
 
@@ -115,12 +184,9 @@ pub fn jvp_fn(function: &Function, activity: &Activity) -> TokenStream {
 /// of a caller calls for the value and tangent of a call (`hvp::tangent`).
 pub fn jvp_fn_named(function: &Function, activity: &Activity, name: &Ident) -> TokenStream {
     let signature = signature_named(function, name);
-    // The hidden tangent function of second order calls its callees' hidden ones.
-    let hidden = *name != jvp_ident(&function.original.sig.ident);
     let mut tangent = Tangent {
         function,
         activity,
-        hidden,
         result: None,
         lanes: None,
     };
@@ -128,6 +194,11 @@ pub fn jvp_fn_named(function: &Function, activity: &Activity, name: &Ident) -> T
     let body = tangent.block(&function.body);
     let items = &function.items;
     let result = tangent.result.unwrap_or_else(|| quote!((0.0, 0.0)));
+    let result = if joined(function, name) {
+        quote!(::autodiff::__private::outputs::joined(#result))
+    } else {
+        result
+    };
     // A long body's scopes are flattened and its runs of `let`s outlined, as the
     // gradient's are (`scopes`, `outline`).
     let (segments, body) = super::flat_scopes_of(
@@ -185,7 +256,6 @@ pub fn lanes_fn(function: &Function, activity: &Activity, k: &TokenStream) -> To
     let mut tangent = Tangent {
         function,
         activity,
-        hidden: false,
         result: None,
         lanes: Some(k.clone()),
     };
@@ -250,8 +320,6 @@ pub fn lanes_fn(function: &Function, activity: &Activity, k: &TokenStream) -> To
 struct Tangent<'a> {
     function: &'a Function,
     activity: &'a Activity,
-    /// Calls go to the callees' hidden `<name>_tangent` rather than `<name>_jvp`.
-    hidden: bool,
     /// `(value, tangent)`, set by the `return`.
     result: Option<TokenStream>,
     /// Vector mode: each tangent is `Lanes<K>`, the derivatives along `K` directions at
@@ -692,7 +760,7 @@ impl Tangent<'_> {
                 }
                 let mut jvp_path = path.clone();
                 if let Some(last) = jvp_path.segments.last_mut() {
-                    last.ident = callee_jvp(&last.ident, self.hidden);
+                    last.ident = tangent_ident(&last.ident);
                 }
                 let tangents = args.iter().map(|&a| self.tangent(a));
                 quote_spanned! {node.span=>
@@ -709,7 +777,7 @@ impl Tangent<'_> {
                 // Several outputs, a tuple or an array: read as a tuple.
                 let several = *outputs > 1;
                 if !active {
-                    let call = call(callee, &values, &[], None);
+                    let call = call(callee, &values, &[], false);
                     let call = if several {
                         quote!(::autodiff::__private::outputs::tuple(#call))
                     } else {
@@ -721,9 +789,11 @@ impl Tangent<'_> {
                     .iter()
                     .filter_map(|a| self.call_arg_tangent(a))
                     .collect();
-                let call = call(callee, &values, &tangents, Some(self.hidden));
+                let call = call(callee, &values, &tangents, true);
+                // A callee's tangent function returns the values, then the tangents, as
+                // one tuple.
                 let call = if several {
-                    quote!(::autodiff::__private::outputs::pair(#call))
+                    quote!(::autodiff::__private::outputs::halves(#call))
                 } else {
                     call
                 };
@@ -803,27 +873,20 @@ impl Tangent<'_> {
     }
 }
 
-/// `path_jvp(args, tangents)` or `(receiver).method_jvp(args, tangents)` (`__path_jvp`
-/// when `jvp` is `Some(true)`); the original function when `jvp` is `None`, nothing it is
-/// passed carrying a tangent.
+/// `path_tangent(args, tangents)` or `(receiver).method_tangent(args, tangents)` (the
+/// callee's [`tangent_fn`]) when `tangent` holds; the original function otherwise, nothing
+/// it is passed carrying a tangent.
 fn call(
     callee: &Callee,
     values: &[TokenStream],
     tangents: &[TokenStream],
-    jvp: Option<bool>,
+    tangent: bool,
 ) -> TokenStream {
-    super::forward::renamed_call(callee, values, tangents, |ident| match jvp {
-        Some(hidden) => callee_jvp(ident, hidden),
-        None => ident.clone(),
+    super::forward::renamed_call(callee, values, tangents, |ident| {
+        if tangent {
+            tangent_ident(ident)
+        } else {
+            ident.clone()
+        }
     })
-}
-
-/// The forward mode a call goes to: `g_jvp`, or the hidden `g_tangent`.
-fn callee_jvp(ident: &Ident, hidden: bool) -> Ident {
-    if !hidden {
-        return jvp_ident(ident);
-    }
-    let name = ident.to_string();
-    let name = name.strip_prefix("r#").unwrap_or(&name);
-    Ident::new(&format!("{name}_tangent"), ident.span())
 }
