@@ -138,6 +138,10 @@ impl Lowering {
                     }
                     _ => {}
                 }
+                if self.rejected_root(&call.receiver) {
+                    // A method of a parameter whose type was rejected: reported there.
+                    return self.poisoned(call.method.span());
+                }
                 if let Some(turbofish) = &call.turbofish {
                     return self.error(turbofish, "#[grad] does not support turbofish arguments");
                 }

@@ -168,8 +168,12 @@ impl Lowering {
         }
     }
 
-    /// A slice or array variable named by `expr`, or an error.
+    /// A slice or array variable named by `expr`, or an error (none for a parameter whose
+    /// type was rejected: reported there).
     fn sequence(&mut self, expr: &Expr) -> Option<VarId> {
+        if self.rejected_root(expr) {
+            return None;
+        }
         if let Expr::Path(path) = strip(expr) {
             if let Some(ident) = path.path.get_ident() {
                 if let Some(var) = self.scopes.lookup(ident) {

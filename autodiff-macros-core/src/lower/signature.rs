@@ -243,6 +243,13 @@ impl Lowering {
                          what it writes instead",
                         elem.to_token_stream()
                     )
+                } else if ragged(ty) {
+                    format!(
+                        "#[grad] does not take rows of run-time length (`{}`) yet: pass the \
+                         numbers flat (`xs: &[{real}]`) with the rows' offsets \
+                         (`starts: &[usize]`), or rows of one length (`&[[{real}; N]]`)",
+                        ty.to_token_stream().to_string().replace(' ', "")
+                    )
                 } else if float == Float::F64 {
                     "#[grad] parameters must be `f64`, `[f64; N]` or `&[f64; N]` (also \
                      nested), slices `&[f64]`, `&[[f64; N]]` or `&Vec<f64>`, structs that \
@@ -468,4 +475,30 @@ fn signature_float(sig: &syn::Signature, errors: &mut Errors) -> Float {
         ));
     }
     float
+}
+
+/// Whether a type is a sequence of vectors of numbers: `&[Vec<f64>]`, `Vec<Vec<f64>>`,
+/// `&Vec<Vec<f32>>`, `[Vec<f64>; N]`.
+fn ragged(ty: &Type) -> bool {
+    let inner = match ty {
+        Type::Reference(reference) => &*reference.elem,
+        ty => ty,
+    };
+    let element = match inner {
+        Type::Slice(slice) => Some(&*slice.elem),
+        Type::Array(array) => Some(&*array.elem),
+        Type::Path(path) => path.path.segments.last().and_then(|last| {
+            let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+                return None;
+            };
+            match args.args.first() {
+                Some(syn::GenericArgument::Type(ty)) if last.ident == "Vec" => Some(ty),
+                _ => None,
+            }
+        }),
+        _ => None,
+    };
+    element.is_some_and(|element| {
+        super::stmt::is_vec_of(element, Float::F64) || super::stmt::is_vec_of(element, Float::F32)
+    })
 }
