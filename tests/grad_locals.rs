@@ -166,6 +166,7 @@ fn to_vec_copies_a_slice_and_an_array() {
 }
 
 /// Two numbers built together, as a user keeps them.
+#[derive(Clone, Copy)]
 struct Pair {
     a: f64,
     b: f64,
@@ -200,14 +201,16 @@ fn structs(x: f64, y: f64) -> f64 {
         ends: Pair { a: p.b, b: 3.0 },
         k: x,
     };
-    pos[0] * p.a + p.b.sin() * mass + s.ends.a * s.k * s.ends.b
+    // A struct local as the field of another: copied field by field.
+    let t = Spring { ends: p, k: y };
+    pos[0] * p.a + p.b.sin() * mass + s.ends.a * s.k * s.ends.b + t.ends.a * t.k
 }
 
 /// The same, written with plain locals.
 fn structs_by_hand(x: f64, y: f64) -> f64 {
     let (a, b) = (x * y, x + y);
     let pos0 = x + a * 0.1;
-    pos0 * a + b.sin() * 2.0 + b * x * 3.0
+    pos0 * a + b.sin() * 2.0 + b * x * 3.0 + a * y
 }
 
 #[test]

@@ -193,3 +193,95 @@ fn a_method_returning_self_agrees_with_the_tape() {
         }
     }
 }
+
+// ----- struct outputs with struct fields ----------------------------------------------------
+
+#[derive(Differentiable, Debug, PartialEq, Clone)]
+pub struct Frame {
+    pub origin: [f64; 2],
+    pub scale: f64,
+}
+
+/// A struct holding a struct: its numbers are the inner struct's, in place, then its own.
+#[derive(Differentiable, Debug, PartialEq, Clone)]
+pub struct Placed {
+    pub frame: Frame,
+    pub angle: f64,
+    #[differentiable(skip)]
+    pub id: usize,
+}
+
+/// Nested literals, a shared sub-expression (`s`) used in both structs.
+#[grad(jvp, jacobian)]
+fn placed(x: f64, y: f64) -> Placed {
+    let s = x * y;
+    Placed {
+        frame: Frame {
+            origin: [x + s, y.sin()],
+            scale: s * s,
+        },
+        angle: s.atan(),
+        id: 7,
+    }
+}
+
+/// A struct local as the field of another (`Placed { frame, .. }`), the outer one a local
+/// returned by name.
+#[grad(jvp, jacobian)]
+#[allow(clippy::let_and_return)] // the local returned by name is the form under test
+fn placed_by_parts(x: f64, y: f64) -> Placed {
+    let frame = Frame {
+        origin: [x, y * x],
+        scale: y.exp(),
+    };
+    let out = Placed {
+        frame,
+        angle: x / y,
+        id: 1,
+    };
+    out
+}
+
+#[test]
+fn struct_outputs_with_struct_fields() {
+    let (x, y) = (0.6, -1.3);
+    let (value, jx, jy) = placed_jacobian(x, y);
+    assert_eq!(value, placed(x, y));
+    // Numbers in the flat view's order: origin[0], origin[1], scale, angle.
+    let s = x * y;
+    let (ds_dx, ds_dy) = (y, x);
+    let expected_x = [1.0 + ds_dx, 0.0, 2.0 * s * ds_dx, ds_dx / (1.0 + s * s)];
+    let expected_y = [ds_dy, y.cos(), 2.0 * s * ds_dy, ds_dy / (1.0 + s * s)];
+    common::assert_all_close(&jx, &expected_x, 1e-15, "∂placed/∂x");
+    common::assert_all_close(&jy, &expected_y, 1e-15, "∂placed/∂y");
+    let rows: Vec<Vec<f64>> = (0..4).map(|i| vec![jx[i], jy[i]]).collect();
+    assert_jacobian!(|p: &[f64]| placed(p[0], p[1]).to_flat_vec(), &rows, &[x, y]);
+    // Forward mode is J·t, into a value of the struct's type.
+    let (_, tangent) = placed_jvp(x, y, 0.5, 2.0);
+    let along: Vec<f64> = (0..4).map(|i| 0.5 * jx[i] + 2.0 * jy[i]).collect();
+    common::assert_all_close(&tangent.to_flat_vec(), &along, 1e-14, "placed_jvp");
+    // The pullback is uᵀ·J, from a seed of the struct's type.
+    let seed = Placed {
+        frame: Frame {
+            origin: [1.0, -2.0],
+            scale: 0.5,
+        },
+        angle: 3.0,
+        id: 0,
+    };
+    let (mut dx, mut dy) = (0.0, 0.0);
+    let value = placed_vjp(x, y, &seed, &mut dx, &mut dy);
+    assert_eq!(value, placed(x, y));
+    let u = seed.to_flat_vec();
+    let ux: f64 = (0..4).map(|i| u[i] * jx[i]).sum();
+    let uy: f64 = (0..4).map(|i| u[i] * jy[i]).sum();
+    assert_close(dx, ux, 1e-14, "placed_vjp x");
+    assert_close(dy, uy, 1e-14, "placed_vjp y");
+
+    let (value, jx, jy) = placed_by_parts_jacobian(x, y);
+    assert_eq!(value, placed_by_parts(x, y));
+    let expected_x = [1.0, y, 0.0, 1.0 / y];
+    let expected_y = [0.0, x, y.exp(), -x / (y * y)];
+    common::assert_all_close(&jx, &expected_x, 1e-15, "∂placed_by_parts/∂x");
+    common::assert_all_close(&jy, &expected_y, 1e-15, "∂placed_by_parts/∂y");
+}

@@ -493,7 +493,7 @@ fn struct_output(
         ));
     }
     let layout = layout::parse(layout)?;
-    let (twin, fixed) = crate::struct_output::twin(&function, &layout, &returned)?;
+    let (twin, fixed) = crate::struct_output::twin(&function, &layout, &returned, context.layouts)?;
     let inner = try_expand(tokens, twin.clone(), context)?;
     let lowered = lower::lower(twin.clone(), &args, context)?;
     let wrappers = crate::struct_output::wrappers(&function, &returned, &lowered, &args, fixed)?;

@@ -35,47 +35,74 @@ fn local(name: &str) -> Ident {
     Ident::new(name, Span::call_site())
 }
 
-/// One field of the output that holds numbers, and where its numbers start.
+/// One field of the output that holds numbers, at any depth (`inner.a` of a struct field).
 struct NumberField {
-    ident: Ident,
+    /// The field names from the output down to it.
+    path: Vec<Ident>,
     /// Its array dimensions (a `Vec`'s element's, for a vector).
     dims: Vec<TokenStream>,
     /// A `Vec` of run-time length.
     vector: bool,
 }
 
-/// The fields of `layout` in the flat view, or an error under `ty` for a nested struct.
-fn number_fields(layout: &Layout, ty: &Type) -> syn::Result<Vec<NumberField>> {
+impl NumberField {
+    /// `inner.a`, for messages.
+    fn name(&self) -> String {
+        let names: Vec<String> = self.path.iter().map(ToString::to_string).collect();
+        names.join(".")
+    }
+}
+
+/// The fields of `layout` in the flat view, a struct field's own fields in its place
+/// (its layout from `layouts`), or an error under `ty` for what has no flat view here.
+fn number_fields(
+    layout: &Layout,
+    ty: &Type,
+    layouts: &crate::expand::Layouts,
+    prefix: &[Ident],
+) -> syn::Result<Vec<NumberField>> {
     let mut out = Vec::new();
     for field in &layout.fields {
         if field.skip {
             continue;
         }
+        let mut path = prefix.to_vec();
+        path.push(field.ident.clone());
         match &field.kind {
-            FieldKind::Real(dims) => out.push(NumberField {
-                ident: field.ident.clone(),
+            FieldKind::Real(dims) | FieldKind::Vector(dims) => out.push(NumberField {
+                path,
                 dims: dims.clone(),
-                vector: false,
+                vector: matches!(field.kind, FieldKind::Vector(_)),
             }),
-            FieldKind::Vector(dims) => out.push(NumberField {
-                ident: field.ident.clone(),
-                dims: dims.clone(),
-                vector: true,
-            }),
-            FieldKind::Struct(_) | FieldKind::Collection(..) | FieldKind::Tuple(_) => {
-                return Err(syn::Error::new_spanned(
-                    ty,
-                    format!(
-                        "#[grad] does not return structs with struct fields yet (`{}`): \
-                         return the inner struct's numbers as fields of their own",
-                        field.ident
-                    ),
-                ))
+            FieldKind::Struct(inner) => {
+                let inner_layout = layouts
+                    .get(inner)
+                    .and_then(|input| crate::layout::parse(&input).ok());
+                let Some(inner_layout) = inner_layout else {
+                    return Err(unsupported(ty, &path));
+                };
+                out.extend(number_fields(&inner_layout, ty, layouts, &path)?);
+            }
+            FieldKind::Collection(..) | FieldKind::Tuple(_) => {
+                return Err(unsupported(ty, &path));
             }
             FieldKind::Int | FieldKind::Bool | FieldKind::Other => {}
         }
     }
     Ok(out)
+}
+
+/// The error for a field of the output whose numbers the twin cannot lay out.
+fn unsupported(ty: &Type, path: &[Ident]) -> syn::Error {
+    let names: Vec<String> = path.iter().map(ToString::to_string).collect();
+    syn::Error::new_spanned(
+        ty,
+        format!(
+            "#[grad] does not return structs with fields of collections or tuples yet \
+             (`{}`): return their numbers as fields of their own",
+            names.join(".")
+        ),
+    )
 }
 
 /// The number of numbers of the fixed-size fields: an integer literal when every
@@ -101,10 +128,33 @@ fn fixed_count(fields: &[NumberField]) -> TokenStream {
     }
 }
 
-/// The field expressions of the tail: a struct literal's (by field name) or reads of a
-/// local's fields; an error under anything else.
+/// The field expressions of the tail: a struct literal's (by field name, a struct field's
+/// own literal or a read of it in turn) or reads of a local's fields; an error under
+/// anything else.
 fn field_values(tail: &Expr, fields: &[NumberField]) -> syn::Result<Vec<Expr>> {
-    match crate::lower::strip_parens(tail) {
+    let tail = crate::lower::strip_parens(tail);
+    if !matches!(tail, Expr::Struct(_))
+        && !matches!(tail, Expr::Path(path) if path.path.get_ident().is_some())
+    {
+        return Err(syn::Error::new_spanned(
+            tail,
+            "a #[grad] function that returns a struct must end with it: a struct literal \
+             (`Pair { a, b }`) or a local that holds one",
+        ));
+    }
+    fields
+        .iter()
+        .map(|field| value_at(tail, &field.path, field))
+        .collect()
+}
+
+/// The expression of the field at `path` below `value`: through struct literals, then as
+/// a read of what is named (`out.inner.a`, `inner.a` for `inner: inner`).
+fn value_at(value: &Expr, path: &[Ident], field: &NumberField) -> syn::Result<Expr> {
+    let Some((first, rest)) = path.split_first() else {
+        return Ok(value.clone());
+    };
+    match crate::lower::strip_parens(value) {
         Expr::Struct(literal) => {
             if let Some(rest) = &literal.rest {
                 return Err(syn::Error::new_spanned(
@@ -113,43 +163,38 @@ fn field_values(tail: &Expr, fields: &[NumberField]) -> syn::Result<Vec<Expr>> {
                      supported here",
                 ));
             }
-            fields
+            let member = literal
+                .fields
                 .iter()
-                .map(|field| {
-                    literal
-                        .fields
-                        .iter()
-                        .find(|value| {
-                            matches!(&value.member, syn::Member::Named(name) if *name == field.ident)
-                        })
-                        .map(|value| value.expr.clone())
-                        .ok_or_else(|| {
-                            syn::Error::new_spanned(
-                                literal,
-                                format!("the field `{}` is missing", field.ident),
-                            )
-                        })
-                })
-                .collect()
+                .find(|value| matches!(&value.member, syn::Member::Named(name) if name == first))
+                .ok_or_else(|| {
+                    syn::Error::new_spanned(
+                        literal,
+                        format!("the field `{}` is missing", field.name()),
+                    )
+                })?;
+            value_at(&member.expr, rest, field)
         }
-        Expr::Path(path) if path.path.get_ident().is_some() => Ok(fields
-            .iter()
-            .map(|field| {
-                let name = &field.ident;
-                syn::parse_quote!(#path.#name)
-            })
-            .collect()),
+        named @ (Expr::Path(_) | Expr::Field(_)) => Ok(syn::parse_quote!(#named.#(#path).*)),
         other => Err(syn::Error::new_spanned(
             other,
-            "a #[grad] function that returns a struct must end with it: a struct literal \
-             (`Pair { a, b }`) or a local that holds one",
+            format!(
+                "#[grad] reads the struct field `{}` of the output from a struct literal or a \
+                 local that holds one; bind this value to a local first",
+                field.name()
+            ),
         )),
     }
 }
 
 /// The twin of `function` that returns its numbers, `[f64; K]` or `Vec<f64>`.
-pub fn twin(function: &ItemFn, layout: &Layout, ty: &Type) -> syn::Result<(ItemFn, bool)> {
-    let fields = number_fields(layout, ty)?;
+pub fn twin(
+    function: &ItemFn,
+    layout: &Layout,
+    ty: &Type,
+    layouts: &crate::expand::Layouts,
+) -> syn::Result<(ItemFn, bool)> {
+    let fields = number_fields(layout, ty, layouts, &[])?;
     let fixed = fields.iter().all(|field| !field.vector);
     let Some((syn::Stmt::Expr(tail, None), init)) = function.block.stmts.split_last() else {
         return Err(syn::Error::new_spanned(

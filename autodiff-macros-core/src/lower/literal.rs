@@ -67,10 +67,61 @@ impl Scalarize<'_> {
                 self.split(&local, &field_path, mutable, inner, names, out);
                 continue;
             }
+            if let Some(source) = struct_local(&field.expr, names) {
+                // A struct local as the field (`Outer { inner, b }`): its fields' locals,
+                // copied under this field's path.
+                let prefix = format!("{source}.");
+                let mut copied: Vec<(String, Ident)> = names
+                    .iter()
+                    .filter_map(|(p, l)| Some((p.strip_prefix(&prefix)?.to_owned(), l.clone())))
+                    .collect();
+                copied.sort_by(|a, b| a.0.cmp(&b.0));
+                let mutability = mutable.then(|| quote!(mut));
+                for (rest, from) in copied {
+                    let mut to = Ident::new(
+                        &format!("{local}·{}", rest.replace('.', "·")),
+                        Span::call_site(),
+                    );
+                    to.set_span(field.member.span());
+                    out.push(syn::parse_quote!(let #mutability #to = #from;));
+                    names.insert(format!("{field_path}.{rest}"), to);
+                }
+                continue;
+            }
             let expr = &field.expr;
             let mutability = mutable.then(|| quote!(mut));
             out.push(syn::parse_quote!(let #mutability #local = #expr;));
             names.insert(field_path, local);
+        }
+    }
+}
+
+/// The struct local that `expr` names (`inner`), if it is one: one whose fields' locals
+/// are in `names`.
+fn struct_local(expr: &Expr, names: &HashMap<String, Ident>) -> Option<Ident> {
+    let Expr::Path(path) = control::strip(expr) else {
+        return None;
+    };
+    let ident = path.path.get_ident()?;
+    let prefix = format!("{ident}.");
+    names
+        .keys()
+        .any(|p| p.starts_with(&prefix))
+        .then(|| ident.clone())
+}
+
+/// The struct locals named as whole field values of `literal` (`Outer { inner, b }`), at
+/// any depth of nested literals: copied field by field when the literal is split.
+fn field_struct_locals(literal: &syn::ExprStruct, locals: &[Ident], out: &mut Vec<Ident>) {
+    for field in &literal.fields {
+        match control::strip(&field.expr) {
+            Expr::Struct(inner) => field_struct_locals(inner, locals, out),
+            Expr::Path(path) => {
+                if let Some(ident) = path.path.get_ident().filter(|i| locals.contains(i)) {
+                    out.push(ident.clone());
+                }
+            }
+            _ => {}
         }
     }
 }
@@ -161,7 +212,22 @@ impl VisitMut for Scalarize<'_> {
                     }
                 }
             }
-            for local in whole_uses(&stmt, &locals) {
+            // A struct local as a field of a literal that is split is copied, not used
+            // whole.
+            let mut copied = Vec::new();
+            if let syn::Stmt::Local(local) = &stmt {
+                let literal = local
+                    .init
+                    .as_ref()
+                    .and_then(|init| struct_literal(&init.expr));
+                if let (Some(_), Some(literal)) = (let_name(local), literal) {
+                    field_struct_locals(literal, &locals, &mut copied);
+                }
+            }
+            for local in whole_uses(&stmt, &locals)
+                .into_iter()
+                .filter(|l| !copied.contains(l))
+            {
                 self.errors.at(
                     &local,
                     format!(
