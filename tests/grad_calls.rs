@@ -678,3 +678,46 @@ fn integer_and_flag_arguments_of_pullbacks_in_loops() {
     actual.extend(&dxs);
     assert_close(&actual, &expected, 1e-6);
 }
+
+// ----- integers and flags passed among numbers ------------------------------------------------
+// `g(x, n)` goes through the callee's pullback, which takes integers and flags (`_grad`
+// takes numbers only).
+
+/// A power and a choice.
+#[grad(jvp, hvp)]
+fn term(x: f64, n: i32, odd: bool) -> f64 {
+    if odd {
+        x.powi(n) * x.sin()
+    } else {
+        x.powi(n)
+    }
+}
+
+/// Called with literals, a loop counter and a flag computed in the loop, the same
+/// number passed twice.
+#[grad(jvp, hvp)]
+fn series(x: f64, y: f64, terms: usize) -> f64 {
+    let mut total = term(x * y, 2, false);
+    for k in 0..terms {
+        total += term(x, k as i32, k % 2 == 1) / (k as f64 + 1.0) + term(y, 1, true) * x;
+    }
+    total
+}
+
+#[test]
+fn integers_and_flags_passed_with_numbers() {
+    let (x, y) = (0.7, -0.4);
+    let (value, dx, dy) = series_grad(x, y, 5);
+    assert_eq!(value.to_bits(), series(x, y, 5).to_bits());
+    let expected = common::fd_gradient(|p| series(p[0], p[1], 5), &[x, y]);
+    common::assert_all_close(&[dx, dy], &expected, 1e-8, "series");
+    let (_, tangent) = series_jvp(x, y, 5, 1.5, -0.5);
+    common::assert_close(tangent, 1.5 * dx - 0.5 * dy, 1e-12, "series_jvp");
+    let (_, _, _, hx, hy) = series_hvp(x, y, 5, 1.5, -0.5);
+    let g = |h: f64| {
+        let (_, dx, dy) = series_grad(x + 1.5 * h, y - 0.5 * h, 5);
+        vec![dx, dy]
+    };
+    let expected = common::slope(g, 1e-5);
+    common::assert_all_close(&[hx, hy], &expected, 1e-6, "series_hvp");
+}

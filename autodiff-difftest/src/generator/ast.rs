@@ -1423,17 +1423,10 @@ impl Program {
 
     /// Whether the program gets a vector function of its main function's value, whose
     /// Jacobian is checked: its main function has no struct parameter (which `_jacobian`
-    /// does not take yet), no `wrt(..)`, no const generics and one output, and either
-    /// takes only numbers or an array or slice (a call of a function of numbers passes
-    /// only numbers, not integers or flags).
+    /// does not take yet), no `wrt(..)`, no const generics and one output.
     pub fn vector_applies(&self) -> bool {
         let main = &self.main;
-        let scalar = |p: &Param| matches!(p.kind, ParamKind::Real(Shape::Scalar, _));
-        let whole =
-            |p: &Param| matches!(p.kind, ParamKind::Real(ref shape, _) if *shape != Shape::Scalar);
-        let passes = main.params.iter().all(scalar) || main.params.iter().any(whole);
-        passes
-            && main.wrt.is_none()
+        main.wrt.is_none()
             && main.generics.is_empty()
             && main.outputs.is_empty()
             && !main.method

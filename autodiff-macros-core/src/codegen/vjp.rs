@@ -36,14 +36,17 @@ pub fn buffered_params(function: &Function) -> Vec<usize> {
         .collect()
 }
 
-/// Whether the function has a pullback: it takes an array, a slice or a struct (a
-/// function of scalars is differentiated through `_grad` by its callers).
+/// Whether the function has a pullback: it takes an array, a slice, a struct, an integer
+/// or a flag (a function of numbers alone is differentiated through `_grad` by its
+/// callers).
 fn has_pullback(function: &Function) -> bool {
     function.outputs > 1
         || function.output.is_some()
         || function.params.iter().any(|p| {
             let var = &function.vars[p.var];
-            p.strukt.is_some() || (var.kind == VarKind::Real && (var.slice || !var.dims.is_empty()))
+            p.strukt.is_some()
+                || matches!(var.kind, VarKind::Int | VarKind::Bool)
+                || (var.kind == VarKind::Real && (var.slice || !var.dims.is_empty()))
         })
 }
 

@@ -548,9 +548,24 @@ impl Lowering {
         if self.constant_arguments(call) {
             return self.constant_call(call, TokenStream::new());
         }
-        let mut args = Vec::with_capacity(call.args.len());
-        for expr in &call.args {
-            args.push(self.real(expr));
+        let args: Vec<NodeId> = call.args.iter().map(|expr| self.expr(expr)).collect();
+        if args
+            .iter()
+            .any(|&arg| matches!(self.nodes[arg].num, Num::Int | Num::Bool))
+        {
+            // An integer or a flag among numbers (`g(x, n)`): through the callee's pullback,
+            // which takes them (`_grad` takes numbers only).
+            let args = args.into_iter().map(crate::ir::CallArg::Value).collect();
+            let callee = crate::ir::Callee::Path(path.clone());
+            return self.push(
+                NodeKind::Pullback {
+                    callee,
+                    args,
+                    outputs: 1,
+                },
+                Num::Real,
+                last.ident.span(),
+            );
         }
         self.push(
             NodeKind::Call {
