@@ -570,21 +570,6 @@ fn random_params(g: &mut Gen, count: usize, helper: bool) -> Vec<Param> {
             mutable,
         });
     }
-    // A call passes integers and flags only along with an array or slice passed whole
-    // (through the callee's pullback); a call of numbers alone goes through `_grad`,
-    // which takes `f64`s only.
-    if helper
-        && !params
-            .iter()
-            .any(|p| matches!(p.kind, ParamKind::Real(Shape::Array(_) | Shape::Slice, _)))
-    {
-        for p in &mut params {
-            if matches!(p.kind, ParamKind::Int { .. } | ParamKind::Bool) {
-                p.kind = ParamKind::Real(Shape::Scalar, Pass::Value);
-                p.name = p.name.replace("flag", "x").replace('n', "x");
-            }
-        }
-    }
     params
 }
 
