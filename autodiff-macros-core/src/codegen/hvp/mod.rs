@@ -206,13 +206,22 @@ pub fn second_order(
     hvp: bool,
     hessian: bool,
 ) -> syn::Result<TokenStream> {
-    // What callers call: every parameter that holds numbers differentiated.
-    let callers = super::jvp::for_callers(function).transpose()?;
-    let (for_callers, callers_activity) = match &callers {
-        Some((full, activity)) => (full, activity),
-        None => (function, activity),
+    // What callers call: every parameter that holds numbers differentiated. Where one
+    // that `wrt(..)` leaves out cannot be (it becomes an integer), callers cannot follow
+    // the function, but `_hvp` still can.
+    let mut out = TokenStream::new();
+    let shared = match super::jvp::for_callers(function) {
+        None => {
+            let (pullback, tangent) = tangent_pullback(function, activity, None)?;
+            out.extend(pullback);
+            Some(tangent)
+        }
+        Some(Ok((full, full_activity))) => {
+            out.extend(tangent_pullback(&full, &full_activity, None)?.0);
+            None
+        }
+        Some(Err(_)) => None,
     };
-    let (mut out, callers_tangent) = tangent_pullback(for_callers, callers_activity, None)?;
     if output_count(function) != Some(1) {
         // Several outputs: what a caller's second order calls, and no `_hvp` or
         // `_hessian` (the second derivatives of several outputs are not one matrix).
@@ -220,13 +229,14 @@ pub fn second_order(
     }
     // `_hvp`'s own: the same, unless `wrt(..)` leaves parameters out, which `_hvp` then
     // gives no tangent (a data slice's would be a zero vector to allocate and carry).
-    let tangent = if callers.is_some() {
-        let name = format!("__{}_hvp_tangent", plain_name(&function.original.sig.ident));
-        let (pullback, tangent) = tangent_pullback(function, activity, Some(&name))?;
-        out.extend(pullback);
-        tangent
-    } else {
-        callers_tangent
+    let tangent = match shared {
+        Some(tangent) => tangent,
+        None => {
+            let name = format!("__{}_hvp_tangent", plain_name(&function.original.sig.ident));
+            let (pullback, tangent) = tangent_pullback(function, activity, Some(&name))?;
+            out.extend(pullback);
+            tangent
+        }
     };
     let pullback_name = super::vjp_ident(&tangent.original.sig.ident);
     let pullback_name = Ident::new(

@@ -370,11 +370,7 @@ impl Transform<'_> {
 
 /// The hidden tangent function of a callee: `g` → `g_tangent`, `m.g` → `m.g_tangent`.
 fn tangent_callee(callee: &Callee) -> Callee {
-    let tangent = |ident: &syn::Ident| {
-        let name = ident.to_string();
-        let name = name.strip_prefix("r#").unwrap_or(&name);
-        syn::Ident::new(&format!("{name}_tangent"), ident.span())
-    };
+    let tangent = crate::codegen::jvp::tangent_ident;
     match callee {
         Callee::Path(path) => {
             let mut path = path.clone();

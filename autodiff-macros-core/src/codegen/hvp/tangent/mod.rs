@@ -169,9 +169,7 @@ pub fn output_count(function: &Function) -> Option<usize> {
 /// attributes that its generated functions keep.
 fn signature(function: &Function, params: &[Param], outputs: usize) -> syn::ItemFn {
     let original = &function.original;
-    let name = original.sig.ident.to_string();
-    let name = name.strip_prefix("r#").unwrap_or(&name);
-    let ident = syn::Ident::new(&format!("{name}_tangent"), original.sig.ident.span());
+    let ident = crate::codegen::jvp::tangent_ident(&original.sig.ident);
     let inputs = params.iter().map(|p| {
         let ident = &p.ident;
         let ty = &p.ty;
