@@ -455,6 +455,14 @@ impl Lowering {
         id
     }
 
+    /// The variable in scope that a path expression names (`w`), if it names one.
+    pub(super) fn named_var(&self, expr: &Expr) -> Option<VarId> {
+        match expr {
+            Expr::Path(path) if path.qself.is_none() => self.scopes.lookup(path.path.get_ident()?),
+            _ => None,
+        }
+    }
+
     /// A stand-in value after an error, so lowering can go on and find more errors.
     pub(super) fn poisoned(&mut self, span: Span) -> NodeId {
         self.push(NodeKind::Const(quote!(0.0)), Num::Unknown, span)

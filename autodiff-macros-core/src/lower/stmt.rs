@@ -669,13 +669,7 @@ impl Lowering {
     /// `let mut v = vec![0.0; w.len()];` and a loop that copies each element.
     fn vector_copy(&mut self, ident: Option<&Ident>, call: &syn::ExprMethodCall) {
         let receiver = strip_expr(&call.receiver);
-        let var = match receiver {
-            Expr::Path(path) if path.qself.is_none() => path
-                .path
-                .get_ident()
-                .and_then(|ident| self.scopes.lookup(ident)),
-            _ => None,
-        };
+        let var = self.named_var(receiver);
         let numbers = var.is_some_and(|var| {
             let var = &self.vars[var];
             let depth = var.dims.len() + usize::from(var.slice);

@@ -50,13 +50,7 @@ impl Lowering {
             return true;
         };
         let target = super::control::strip(&reference.expr);
-        let var = match target {
-            Expr::Path(path) if path.qself.is_none() => path
-                .path
-                .get_ident()
-                .and_then(|ident| self.scopes.lookup(ident)),
-            _ => None,
-        };
+        let var = self.named_var(target);
         let followed = var.is_some_and(|var| {
             let v = &self.vars[var];
             v.kind == VarKind::Real && !v.slice && v.dims.len() <= 1 && !self.structs.contains(&var)
