@@ -230,6 +230,18 @@ impl State {
             .collect();
         // A struct output's layout too.
         pending.extend(self.struct_output());
+        // A type parameter (the float type of a function generic over it) is no struct.
+        let type_params: Vec<&syn::Ident> = self
+            .function
+            .sig
+            .generics
+            .type_params()
+            .map(|param| &param.ident)
+            .collect();
+        pending.retain(|ty| {
+            !matches!(ty, Type::Path(path) if path.qself.is_none()
+                && type_params.iter().any(|param| path.path.is_ident(*param)))
+        });
         pending.reverse();
         let mut seen = Vec::new();
         while let Some(ty) = pending.pop() {
@@ -430,6 +442,11 @@ fn struct_output_type(function: &ItemFn, self_ty: Option<&Type>) -> Option<Type>
 }
 
 fn try_expand(args: TokenStream, function: ItemFn, context: &Context) -> syn::Result<TokenStream> {
+    if let Some(param) = crate::generic::float_param(&function, context.self_ty.is_some())? {
+        return crate::generic::monomorphised(&args, &function, &param, |args, twin| {
+            try_expand(args, twin, context)
+        });
+    }
     if let Some(twin) = crate::inplace::twin(&function)? {
         return inplace(args, &function, twin, context);
     }
@@ -627,6 +644,25 @@ fn struct_output_stub(
 /// A body-less stand-in for `<name>_grad` when the signature itself is fine, with the
 /// partials `wrt(..)` asks for, so that callers see no second error.
 fn stub(function: &ItemFn, args: TokenStream, context: &Context) -> TokenStream {
+    match crate::generic::float_param(function, context.self_ty.is_some()) {
+        Ok(Some(param)) => {
+            return crate::generic::monomorphised(&args, function, &param, |args, twin| {
+                Ok(stub(&twin, args, context))
+            })
+            .unwrap_or_default();
+        }
+        Ok(None) => {}
+        // A method generic over its float type: its callers in `f64` see no second error.
+        Err(_) if context.self_ty.is_some() => {
+            if let Some(twin) = crate::generic::f64_twin(function) {
+                let stand_ins = stub(&twin, args.clone(), context);
+                if !stand_ins.is_empty() {
+                    return stand_ins;
+                }
+            }
+        }
+        Err(_) => {}
+    }
     let args = args::parse(args).unwrap_or_default();
     // A method that takes `&mut self` (rejected) gets a stand-in that takes `&self`,
     // which its callers' `x.method_grad(..)` reach all the same.

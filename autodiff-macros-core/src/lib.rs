@@ -20,6 +20,7 @@ mod codegen;
 mod derive;
 mod errors;
 mod expand;
+mod generic;
 mod inplace;
 mod ir;
 mod krate;

@@ -26,6 +26,18 @@ mod expansion {
         ));
     }
 
+    /// A function generic over its float type: a twin per float type through the pipeline,
+    /// and each generated function generic again, dispatching through a trait.
+    #[test]
+    fn generic_float() {
+        insta::assert_snapshot!(expand(
+            quote!(),
+            quote! {
+                pub fn f<T: Float>(x: T, n: usize) -> T { x * T::from(n).unwrap() + T::one() }
+            }
+        ));
+    }
+
     /// Forward mode beside the gradient: a tangent per value, the rule's partial written
     /// out, a loop run once forward.
     #[test]

@@ -481,12 +481,7 @@ impl Lowering {
                 )
             }
         };
-        if has_generic_args(path) {
-            return self.error(
-                path,
-                "#[grad] does not support calls with generic arguments",
-            );
-        }
+        // Generic arguments (`dot::<T, 3>(a, b)`) stay on the name: `dot_grad::<T, 3>`.
         let Some(last) = path.segments.last() else {
             return self.poisoned(call.paren_token.span.join());
         };
@@ -1003,10 +998,11 @@ impl Lowering {
                     );
                     return None;
                 };
-                if path.qself.is_some() || has_generic_args(&path.path) {
+                if path.qself.is_some() {
                     self.error(
                         path,
-                        "#[grad] does not support calls with generic arguments",
+                        "#[grad] can call only functions named by a path (`g(x)`, \
+                         `module::g(x)`), not by a qualified path",
                     );
                     return None;
                 }
