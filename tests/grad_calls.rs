@@ -721,3 +721,75 @@ fn integers_and_flags_passed_with_numbers() {
     let expected = common::slope(g, 1e-5);
     common::assert_all_close(&[hx, hy], &expected, 1e-6, "series_hvp");
 }
+
+// ----- array literals passed to calls ---------------------------------------------------
+
+#[grad(jvp, hvp)]
+fn pair_dot(a: [f64; 2], b: &[f64; 2]) -> f64 {
+    a[0] * b[0] + a[1] * b[1]
+}
+
+#[grad(jvp, hvp)]
+fn to_polar(p: [f64; 2]) -> (f64, f64) {
+    ((p[0] * p[0] + p[1] * p[1]).sqrt(), p[1].atan2(p[0]))
+}
+
+/// Array literals as arguments, by value and by reference, nested in another call's
+/// literal, in a branch, the same variable in several, and a tuple-returning call.
+#[grad(jvp, hvp)]
+fn literals_passed(x: f64, y: f64) -> f64 {
+    let (r, t) = to_polar([x, y * 2.0]);
+    let s = if x > 0.0 {
+        pair_dot([x, r], &[t, y])
+    } else {
+        0.0
+    };
+    s + pair_dot([pair_dot([x, x], &[y, y]), 1.0], &[y, r * t])
+}
+
+#[test]
+fn array_literals_passed_to_calls() {
+    for (x, y) in [(0.7, -0.4), (-0.3, 1.2)] {
+        let (value, dx, dy) = literals_passed_grad(x, y);
+        assert_eq!(value.to_bits(), literals_passed(x, y).to_bits());
+        // Closed form: s + 2xy·y + r·t with r, t the polar coordinates of (x, 2y).
+        let (r, t) = ((x * x + 4.0 * y * y).sqrt(), (2.0 * y).atan2(x));
+        let s = if x > 0.0 { x * t + r * y } else { 0.0 };
+        common::assert_close(value, s + 2.0 * x * y * y + r * t, 1e-14, "value");
+        let expected = numeric(|p| literals_passed(p[0], p[1]), &[x, y]);
+        assert_all_close(&[dx, dy], &expected, 1e-8, "literals_passed");
+        let (_, tangent) = literals_passed_jvp(x, y, 0.5, 2.0);
+        common::assert_close(tangent, 0.5 * dx + 2.0 * dy, 1e-12, "literals_passed_jvp");
+        let (_, _, _, hx, hy) = literals_passed_hvp(x, y, 0.5, 2.0);
+        let g = |h: f64| {
+            let (_, dx, dy) = literals_passed_grad(x + 0.5 * h, y + 2.0 * h);
+            vec![dx, dy]
+        };
+        assert_all_close(
+            &[hx, hy],
+            &common::slope(g, 1e-5),
+            1e-6,
+            "literals_passed_hvp",
+        );
+    }
+}
+
+/// In a closure's body, once per element.
+#[grad]
+fn literals_in_closure(xs: &[f64], y: f64) -> f64 {
+    xs.iter()
+        .map(|&t| pair_dot([t, y], &[t.sin(), t]))
+        .sum::<f64>()
+}
+
+#[test]
+fn array_literals_passed_to_calls_in_closures() {
+    let (xs, y) = ([0.3, -1.1, 2.0], 0.6);
+    let (value, dxs, dy) = literals_in_closure_grad(&xs, y);
+    let expected: f64 = xs.iter().map(|&t| t * t.sin() + y * t).sum();
+    common::assert_close(value, expected, 1e-15, "value");
+    let flat = [xs[0], xs[1], xs[2], y];
+    let numeric_gradient = numeric(|p| literals_in_closure(&p[..3], p[3]), &flat);
+    let ours: Vec<f64> = dxs.iter().copied().chain([dy]).collect();
+    assert_all_close(&ours, &numeric_gradient, 1e-8, "literals_in_closure");
+}

@@ -38,6 +38,7 @@ pub fn grad(facade: syn::Path, args: TokenStream, item: TokenStream) -> TokenStr
     let original = unused_allowed(function.clone());
     let mut function = function;
     crate::shared_refs::share_read_only(&mut function);
+    crate::array_arguments::bind(&mut function);
     let state = State {
         facade,
         args,
@@ -108,6 +109,7 @@ fn methods(facade: syn::Path, args: TokenStream, mut block: ItemImpl) -> TokenSt
             block: Box::new(method.block),
         };
         crate::shared_refs::share_read_only(&mut function);
+        crate::array_arguments::bind(&mut function);
         State {
             facade: facade.clone(),
             args,

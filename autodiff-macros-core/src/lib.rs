@@ -15,6 +15,7 @@
 #![forbid(unsafe_code)]
 
 mod args;
+mod array_arguments;
 mod check;
 mod codegen;
 mod derive;

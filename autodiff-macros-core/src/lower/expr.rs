@@ -268,7 +268,9 @@ impl Lowering {
             ),
             Expr::Array(array) => self.error(
                 array,
-                "#[grad] takes an array literal only as a `let` value (`let v = [a, b, c];`)",
+                "#[grad] takes an array literal as a `let` value (`let v = [a, b, c];`) or as \
+                 the argument of a call in a statement (`g([a, b])`), not here: bind it by \
+                 `let` first",
             ),
             Expr::Repeat(array) => self.error(
                 array,
