@@ -76,7 +76,8 @@ mod own_real {
     #[grad]
     pub fn real_bound<T: Real>(x: T, y: T) -> T {
         let z = x * y;
-        z * z * T::HALF + T::from_i32(3) * x.exp() - z.ln_1p() * T::LN_2
+        let flag = T::from_bool(x > y);
+        z * z * T::HALF + T::from_i32(3) * x.exp() - z.ln_1p() * T::LN_2 + flag * x
     }
 }
 use own_real::{real_bound, real_bound_grad};
@@ -88,6 +89,40 @@ fn residuals<T: Float>(p: [T; 2], t: &[T], y: &[T]) -> Vec<T> {
         .zip(y)
         .map(|(&t, &y)| p[0] * (p[1] * t).exp() - y)
         .collect()
+}
+
+/// Conversions of constants computed as the original computes them (`2.0 * PI` in `f64`,
+/// then cast; `0.1` rounded once), of variables (`n as f64 * 0.5`), of a const generic
+/// parameter, and a method called through its trait (`Float::sqrt`).
+#[grad]
+fn conversions<T: Float, const N: usize>(x: T, w: [T; N], n: usize) -> T {
+    let k = T::from(n as f64 * 0.5).unwrap();
+    let scale = T::from(2.0 * PI * SCALE).unwrap() / T::from(N).unwrap();
+    let mut total = T::from(0.1).unwrap() * x + Float::sqrt(x) * scale;
+    for &wi in &w {
+        total = total + wi * x.powf(k) * T::from(1.000_000_059_604_644_8).unwrap();
+    }
+    total
+}
+
+const SCALE: f64 = 1.5;
+use std::f64::consts::PI;
+
+/// Written in place through `&mut` (no `-=` in `Float`), stepped by a generic caller.
+#[grad(jacobian, hvp)]
+fn step<T: Float>(y: &mut [T; 2], dt: T) {
+    let a = y[0];
+    y[0] = a + dt * y[1];
+    y[1] = y[1] - dt * a;
+}
+
+#[grad(hvp)]
+fn orbit<T: Float>(y0: [T; 2], dt: T, steps: usize) -> T {
+    let mut y = y0;
+    for _ in 0..steps {
+        step(&mut y, dt);
+    }
+    y[0] * y[1]
 }
 
 const XS: [[f64; 2]; 4] = [[1.0, 2.0], [0.5, -1.0], [-0.3, 0.8], [1.5, 0.2]];
@@ -240,7 +275,16 @@ fn the_crate_s_own_real() {
     assert_eq!(value, real_bound(x, y));
     let z = x * y;
     let ln2 = std::f64::consts::LN_2;
+    // `x > y` is false here, so the flag adds nothing.
     assert_close(dx, z * y + 3.0 * x.exp() - y / (1.0 + z) * ln2, 1e-14, "dx");
+    let (_, dx_flagged, _) = real_bound_grad(y, x);
+    let z = y * x;
+    assert_close(
+        dx_flagged,
+        z * x + 3.0 * y.exp() - x / (1.0 + z) * ln2 + 1.0,
+        1e-14,
+        "flag",
+    );
     assert_close(dy, z * x - x / (1.0 + z) * ln2, 1e-14, "dy");
     let (value32, dx32, _) = real_bound_grad(x as f32, y as f32);
     assert_eq!(value32, real_bound(x as f32, y as f32));
@@ -267,4 +311,45 @@ fn jacobians_of_vector_outputs() {
             assert_close(f64::from(jacobian32[row][col]), expected, 1e-5, "J f32");
         }
     }
+}
+
+#[test]
+fn conversions_are_those_of_the_original() {
+    let w = [0.3, -0.7, 1.1];
+    for (x, n) in [(0.8f64, 3), (1.7, 4)] {
+        let (value, dx, dw) = conversions_grad(x, w, n);
+        // The same constants, rounded the same way: the same value, bit for bit.
+        assert_eq!(value.to_bits(), conversions(x, w, n).to_bits());
+        let w32 = w.map(|v| v as f32);
+        let (value32, dx32, _) = conversions_grad(x as f32, w32, n);
+        assert_eq!(value32.to_bits(), conversions(x as f32, w32, n).to_bits());
+        let flat = [x, w[0], w[1], w[2]];
+        let fd = fd_gradient(|p| conversions(p[0], [p[1], p[2], p[3]], n), &flat);
+        let ours = [dx, dw[0], dw[1], dw[2]];
+        assert_all_close(&ours, &fd, 1e-7, "conversions");
+        assert_close(f64::from(dx32), dx, 1e-5, "conversions f32");
+    }
+}
+
+#[test]
+fn written_in_place_and_stepped() {
+    let (y0, dt) = ([1.0, 0.5], 0.1);
+    let (value, dy0, ddt) = orbit_grad(y0, dt, 3);
+    assert_eq!(value, orbit(y0, dt, 3));
+    let fd = fd_gradient(|p| orbit([p[0], p[1]], p[2], 3), &[y0[0], y0[1], dt]);
+    assert_all_close(&[dy0[0], dy0[1], ddt], &fd, 1e-8, "orbit");
+    let (_, jacobian_y, jacobian_dt) = step_jacobian(&mut [1.0f32, 0.5], 0.1);
+    assert_eq!(jacobian_y, [[1.0, 0.1], [-0.1, 1.0]]);
+    assert_eq!(jacobian_dt, [0.5, -1.0]);
+    let (_, _, _, hy, hdt) = orbit_hvp(y0, dt, 3, [0.0, 0.0], 1.0);
+    let g = |h: f64| {
+        let (_, dy, ddt) = orbit_grad(y0, dt + h, 3);
+        vec![dy[0], dy[1], ddt]
+    };
+    assert_all_close(
+        &[hy[0], hy[1], hdt],
+        &common::slope(g, 1e-5),
+        1e-6,
+        "orbit hvp",
+    );
 }

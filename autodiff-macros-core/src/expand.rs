@@ -232,7 +232,8 @@ impl State {
             .collect();
         // A struct output's layout too.
         pending.extend(self.struct_output());
-        // A type parameter (the float type of a function generic over it) is no struct.
+        // A type parameter (the float type of a function generic over it) is no struct,
+        // and a type generic over it is an error of its own (`generic::float_param`).
         let type_params: Vec<&syn::Ident> = self
             .function
             .sig
@@ -241,8 +242,7 @@ impl State {
             .map(|param| &param.ident)
             .collect();
         pending.retain(|ty| {
-            !matches!(ty, Type::Path(path) if path.qself.is_none()
-                && type_params.iter().any(|param| path.path.is_ident(*param)))
+            !crate::types::mentions(&quote!(#ty), &|ident| type_params.contains(&ident))
         });
         pending.reverse();
         let mut seen = Vec::new();

@@ -21,11 +21,16 @@ pub fn wrappers(
     // Each float type's generated functions, by the name of their generic function.
     let mut generated: Vec<(Float, Vec<(String, ItemFn)>)> = Vec::new();
     for (float, twin, expansion) in twins {
-        out.extend(quote! {
-            #[doc(hidden)]
-            #[allow(dead_code, non_snake_case, clippy::all, clippy::pedantic)]
-            #twin
-        });
+        // The twin itself where the generated code calls it (the wrappers of a function
+        // writing through `&mut`): elsewhere its body, the user's, would only repeat the
+        // compiler's errors about it.
+        if calls(expansion, &twin.sig.ident) {
+            out.extend(quote! {
+                #[doc(hidden)]
+                #[allow(dead_code, non_snake_case, unused_parens, clippy::all, clippy::pedantic)]
+                #twin
+            });
+        }
         let file: syn::File = syn::parse2(expansion.clone())?;
         let twin_name = twin.sig.ident.to_string();
         let mut functions = Vec::new();
@@ -74,6 +79,15 @@ pub fn wrappers(
     Ok(out)
 }
 
+/// Whether `tokens` name `ident`.
+fn calls(tokens: &TokenStream, ident: &syn::Ident) -> bool {
+    tokens.clone().into_iter().any(|tree| match tree {
+        proc_macro2::TokenTree::Ident(other) => other == *ident,
+        proc_macro2::TokenTree::Group(group) => calls(&group.stream(), ident),
+        _ => false,
+    })
+}
+
 /// A twin's generated function, hidden: its generic function is the documented one.
 fn hidden(item: &ItemFn) -> TokenStream {
     let mut item = item.clone();
@@ -81,9 +95,10 @@ fn hidden(item: &ItemFn) -> TokenStream {
         .retain(|attribute| !attribute.path().is_ident("doc"));
     quote! {
         #[doc(hidden)]
-        // The twin's conversions (`T::from(n)` → `n as f64`) are the macro's, not the
+        // The twin's conversions (`T::from(n)` → `(n as f64)`) and its in-place writes
+        // (`y[1] = y[1] - dt * a`, as `Float` has no `-=`) are the macro's doing, not the
         // user's.
-        #[allow(dead_code, clippy::pedantic)]
+        #[allow(dead_code, unused_parens, clippy::all, clippy::pedantic)]
         #item
     }
 }

@@ -88,8 +88,9 @@ pub fn float_param(function: &ItemFn, method: bool) -> syn::Result<Option<FloatP
         errors.at(
             first,
             "#[grad] supports a type parameter only as the float type, bounded by `Float` \
-             (num-traits) or `Real` (`fn f<T: Float>(x: T) -> T`), and const generics; \
-             write the function for `f64`",
+             (num-traits) or `Real` (`fn f<T: Float>(x: T) -> T`; a trait of yours that \
+             extends them goes beside it, `T: Float + Scalar`), and const generics; write \
+             the function for `f64`",
         );
     }
     if method {
@@ -98,6 +99,18 @@ pub fn float_param(function: &ItemFn, method: bool) -> syn::Result<Option<FloatP
             "#[grad] supports functions generic over their float type, not methods: write \
              the method for `f64` (or `f32`), or make it a free function",
         );
+    }
+    if floating {
+        for ty in generic_types(&function.sig, &ident) {
+            errors.at(
+                ty,
+                format!(
+                    "a function generic over its float type takes `{ident}`, arrays, slices \
+                     and `Vec`s of it, not a type generic over it: structs are \
+                     differentiated in functions of `f64`"
+                ),
+            );
+        }
     }
     let explicit = if floating {
         explicit_floats(&function.sig)
@@ -120,6 +133,53 @@ pub fn float_param(function: &ItemFn, method: bool) -> syn::Result<Option<FloatP
 /// Whether `ty` is the type parameter `ident` alone.
 fn names(ty: &syn::Type, ident: &syn::Ident) -> bool {
     matches!(ty, syn::Type::Path(path) if path.qself.is_none() && path.path.is_ident(ident))
+}
+
+/// The types of a signature generic over `t` other than `Vec<t>`: `Params<T>`.
+fn generic_types<'a>(sig: &'a syn::Signature, t: &syn::Ident) -> Vec<&'a syn::Type> {
+    let mut found = Vec::new();
+    let inputs = sig.inputs.iter().filter_map(|input| match input {
+        syn::FnArg::Typed(typed) => Some(&*typed.ty),
+        syn::FnArg::Receiver(_) => None,
+    });
+    let output = match &sig.output {
+        syn::ReturnType::Type(_, ty) => Some(&**ty),
+        syn::ReturnType::Default => None,
+    };
+    for ty in inputs.chain(output) {
+        generic_in(ty, t, &mut found);
+    }
+    found
+}
+
+/// The paths in `ty` with `t` among their generic arguments, but `Vec`.
+fn generic_in<'a>(ty: &'a syn::Type, t: &syn::Ident, found: &mut Vec<&'a syn::Type>) {
+    match ty {
+        syn::Type::Reference(reference) => generic_in(&reference.elem, t, found),
+        syn::Type::Slice(slice) => generic_in(&slice.elem, t, found),
+        syn::Type::Array(array) => generic_in(&array.elem, t, found),
+        syn::Type::Paren(paren) => generic_in(&paren.elem, t, found),
+        syn::Type::Tuple(tuple) => tuple.elems.iter().for_each(|e| generic_in(e, t, found)),
+        syn::Type::Path(path) => {
+            let Some(last) = path.path.segments.last() else {
+                return;
+            };
+            if last.ident == "Vec" {
+                if let syn::PathArguments::AngleBracketed(args) = &last.arguments {
+                    for arg in &args.args {
+                        if let syn::GenericArgument::Type(inner) = arg {
+                            generic_in(inner, t, found);
+                        }
+                    }
+                }
+            } else if crate::types::mentions(&quote::quote!(#path), &|ident| ident == t)
+                && !names(ty, t)
+            {
+                found.push(ty);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// The `f64`s and `f32`s written in a signature.

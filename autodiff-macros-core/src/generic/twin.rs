@@ -50,7 +50,18 @@ pub fn twin(function: &ItemFn, t: &syn::Ident, float: Float) -> ItemFn {
         generics.lt_token = None;
         generics.gt_token = None;
     }
-    let mut monomorphise = Monomorphise { t, float };
+    let const_params = function
+        .sig
+        .generics
+        .const_params()
+        .map(|param| param.ident.clone())
+        .collect();
+    let mut monomorphise = Monomorphise {
+        t,
+        float,
+        const_params,
+        constants: std::cell::Cell::new(0),
+    };
     for input in &mut twin.sig.inputs {
         monomorphise.visit_fn_arg_mut(input);
     }
@@ -68,6 +79,10 @@ pub fn twin_ident(name: &syn::Ident, float: Float) -> syn::Ident {
 struct Monomorphise<'a> {
     t: &'a syn::Ident,
     float: Float,
+    /// The function's const generic parameters.
+    const_params: Vec<syn::Ident>,
+    /// How many constants were converted so far.
+    constants: std::cell::Cell<usize>,
 }
 
 impl Monomorphise<'_> {
@@ -88,6 +103,7 @@ impl Monomorphise<'_> {
                 path.segments.last().map(|segment| &segment.ident)
             }
             Some(_) => None,
+            None if trait_path(path) => path.segments.last().map(|segment| &segment.ident),
             None => {
                 let mut segments = path.segments.iter();
                 let first = segments.next()?;
@@ -140,6 +156,52 @@ impl Monomorphise<'_> {
             }
             _ => None,
         }
+    }
+
+    /// The conversion of a constant (`T::from(2.0 * PI).unwrap()`, `T::from(0.1)`)
+    /// computed as the original computes it, in the argument's own type, then cast:
+    /// `{ const C: f32 = (2.0 * PI) as f32; C }`. A literal that is the same number either
+    /// way stays a literal. `None` for an argument that may read a variable.
+    fn constant_conversion(&self, value: &Expr) -> Option<Expr> {
+        if !constant(value, &self.const_params) {
+            return None;
+        }
+        let exact = match value {
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Float(lit),
+                ..
+            }) => {
+                let digits = lit.base10_digits();
+                match (digits.parse::<f64>(), digits.parse::<f32>(), lit.suffix()) {
+                    (Ok(wide), Ok(narrow), "" | "f64") => {
+                        self.float == Float::F64 || (wide as f32).to_bits() == narrow.to_bits()
+                    }
+                    _ => false,
+                }
+            }
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(lit),
+                ..
+            }) => lit
+                .base10_parse::<u32>()
+                .is_ok_and(|n| n < (1 << 24) && lit.suffix().is_empty()),
+            _ => false,
+        };
+        if exact {
+            return Some(self.converted(value.clone()));
+        }
+        // Its float literals are `f64`s, as in the original, where nothing else gives them
+        // a type (`T::from(0.1)`); in `(0.1) as f32` they would be `f32`s.
+        let mut value = value.clone();
+        WideLiterals.visit_expr_mut(&mut value);
+        let span = value.span();
+        let float = self.float_ident(span);
+        // Numbered: the lowering keeps a body's `const` items side by side.
+        let name = syn::Ident::new(&format!("__CONVERTED_{}", self.constants.get()), span);
+        self.constants.set(self.constants.get() + 1);
+        Some(syn::parse_quote_spanned! {span=>
+            { const #name: #float = (#value) as #float; #name }
+        })
     }
 
     /// `value` in `float`: a literal as a literal of it, anything else cast.
@@ -209,7 +271,13 @@ impl Monomorphise<'_> {
                     || (call.method == "expect" && call.args.len() == 1) =>
             {
                 let mut value = self.conversion(&call.receiver)?.clone();
+                if let Some(constant) = self.constant_conversion(&value) {
+                    return Some(constant);
+                }
                 self.visit_expr_mut(&mut value);
+                // An argument that reads variables, in the function's float type:
+                // `T::from(n as f64 * 0.5)` computes `n as f32 * 0.5` in the `f32` twin.
+                Retype { float: self.float }.visit_expr_mut(&mut value);
                 Some(self.converted(value))
             }
             // `Real::from_i32(n)`, `Real::from_bool(b)`: not an `Option`.
@@ -224,6 +292,10 @@ impl Monomorphise<'_> {
                 }
                 let mut value = call.args[0].clone();
                 self.visit_expr_mut(&mut value);
+                if name == "from_bool" {
+                    let span = value.span();
+                    return Some(syn::parse_quote_spanned!(span=> if #value { 1.0 } else { 0.0 }));
+                }
                 Some(self.converted(value))
             }
             Expr::Call(call) if call.args.is_empty() => {
@@ -249,9 +321,9 @@ impl VisitMut for Monomorphise<'_> {
             return;
         }
         if let Expr::Path(path) = expr {
-            // `<T as Float>::sqrt` → `f64::sqrt`.
+            // `<T as Float>::sqrt`, `Float::sqrt` → `f64::sqrt`.
             if let Some(name) = self.through_t(path.qself.as_ref(), &path.path).cloned() {
-                if path.qself.is_some() {
+                if path.qself.is_some() || trait_path(&path.path) {
                     let float = self.float_ident(name.span());
                     *expr = syn::parse_quote_spanned!(name.span()=> #float::#name);
                     return;
@@ -280,5 +352,75 @@ impl VisitMut for Monomorphise<'_> {
             return;
         }
         syn::visit_mut::visit_type_mut(self, ty);
+    }
+}
+
+/// Whether `path` calls through one of the float traits: `Float::sqrt`,
+/// `num_traits::Float::sqrt`, `FloatConst::PI`.
+fn trait_path(path: &syn::Path) -> bool {
+    let count = path.segments.len();
+    count >= 2
+        && super::FLOAT_TRAITS
+            .iter()
+            .chain(&["FloatConst"])
+            .any(|name| path.segments[count - 2].ident == name)
+}
+
+/// The other float type made the twin's, in types and paths (`as f64`, `f64::consts::PI`).
+struct Retype {
+    float: Float,
+}
+
+impl VisitMut for Retype {
+    fn visit_ident_mut(&mut self, ident: &mut syn::Ident) {
+        if ident == "f64" || ident == "f32" {
+            *ident = syn::Ident::new(self.float.name(), ident.span());
+        }
+    }
+}
+
+/// Whether `expr` reads no variable (literals, arithmetic, casts and constants named in
+/// capitals, `PI`, `f64::EPSILON`, but not the const parameters `generics`), so that it
+/// is a `const` expression.
+fn constant(expr: &Expr, generics: &[syn::Ident]) -> bool {
+    let constant = |expr: &Expr| constant(expr, generics);
+    match expr {
+        Expr::Lit(literal) => matches!(literal.lit, syn::Lit::Float(_) | syn::Lit::Int(_)),
+        Expr::Paren(paren) => constant(&paren.expr),
+        Expr::Group(group) => constant(&group.expr),
+        Expr::Unary(unary) => matches!(unary.op, syn::UnOp::Neg(_)) && constant(&unary.expr),
+        Expr::Binary(binary) => {
+            matches!(
+                binary.op,
+                syn::BinOp::Add(_) | syn::BinOp::Sub(_) | syn::BinOp::Mul(_) | syn::BinOp::Div(_)
+            ) && constant(&binary.left)
+                && constant(&binary.right)
+        }
+        Expr::Cast(cast) => constant(&cast.expr),
+        // A const generic parameter (`N`) is no `const` an item may read.
+        Expr::Path(path) if path.path.get_ident().is_some_and(|i| generics.contains(i)) => false,
+        Expr::Path(path) => {
+            path.qself.is_none()
+                && path.path.segments.last().is_some_and(|segment| {
+                    let name = segment.ident.to_string();
+                    name.chars().any(|c| c.is_ascii_uppercase())
+                        && name
+                            .chars()
+                            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+                })
+        }
+        _ => false,
+    }
+}
+
+/// Unsuffixed float literals made `f64` literals.
+struct WideLiterals;
+
+impl VisitMut for WideLiterals {
+    fn visit_lit_float_mut(&mut self, literal: &mut syn::LitFloat) {
+        if literal.suffix().is_empty() {
+            let digits = format!("{}f64", literal.base10_digits());
+            *literal = syn::LitFloat::new(&digits, literal.span());
+        }
     }
 }

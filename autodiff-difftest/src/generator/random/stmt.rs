@@ -1093,16 +1093,16 @@ impl Gen {
             Some(k) => ALen::Fixed(Len::Lit(certain + k)),
         };
         out.extend(stmts);
+        // Pushes besides a loop over a slice give a length of at least `certain +
+        // SLICE_MIN` (the slice may be longer; seed 103's program 1305 indexed a table of
+        // 3 by `0..v.len()` of such a vector of 4): a lower bound, as of conditional pushes.
+        let at_least = conditional || (trips.is_none() && certain > 0);
         self.declare(
             &name,
             Kind::Array {
                 len,
                 inner: None,
-                owner: if conditional {
-                    Owner::Grown
-                } else {
-                    Owner::Vec
-                },
+                owner: if at_least { Owner::Grown } else { Owner::Vec },
                 local: true,
             },
             false,
