@@ -105,6 +105,23 @@ fn conversions<T: Float, const N: usize>(x: T, w: [T; N], n: usize) -> T {
     total
 }
 
+/// Local vectors written generically: `vec![T::zero(); n]` and `Vec<T>` filled by `push`.
+#[grad]
+fn weighted_squares<T: Float>(xs: &[T]) -> T {
+    let n = xs.len();
+    let mut squares = vec![T::zero(); n];
+    let mut weights: Vec<T> = Vec::new();
+    for i in 0..n {
+        squares[i] = xs[i] * xs[i];
+        weights.push(xs[i].sin());
+    }
+    let mut total = T::zero();
+    for i in 0..n {
+        total = total + squares[i] * weights[i];
+    }
+    total
+}
+
 const SCALE: f64 = 1.5;
 use std::f64::consts::PI;
 
@@ -352,4 +369,21 @@ fn written_in_place_and_stepped() {
         1e-6,
         "orbit hvp",
     );
+}
+
+#[test]
+fn local_vectors() {
+    let xs = [0.5f64, 1.0, -0.7];
+    let (value, dxs) = weighted_squares_grad(&xs);
+    assert_eq!(value, weighted_squares(&xs));
+    let closed: Vec<f64> = xs
+        .iter()
+        .map(|&x| 2.0 * x * x.sin() + x * x * x.cos())
+        .collect();
+    assert_all_close(&dxs, &closed, 1e-14, "weighted_squares");
+    let xs32 = xs.map(|x| x as f32);
+    let (value32, dxs32) = weighted_squares_grad(&xs32);
+    assert_eq!(value32, weighted_squares(&xs32));
+    let dxs32: Vec<f64> = dxs32.into_iter().map(f64::from).collect();
+    assert_all_close(&dxs32, &closed, 1e-6, "weighted_squares f32");
 }

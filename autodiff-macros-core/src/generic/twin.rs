@@ -315,6 +315,26 @@ impl Monomorphise<'_> {
 }
 
 impl VisitMut for Monomorphise<'_> {
+    /// `vec![T::zero(); n]`, `vec![a, b]`: their expressions too.
+    fn visit_macro_mut(&mut self, mac: &mut syn::Macro) {
+        use syn::parse::Parser;
+        if mac.path.segments.last().is_none_or(|s| s.ident != "vec") {
+            return;
+        }
+        let tokens = &mac.tokens;
+        if let Ok(mut repeat) = syn::parse2::<syn::ExprRepeat>(quote::quote!([#tokens])) {
+            self.visit_expr_mut(&mut repeat.expr);
+            let (value, count) = (&repeat.expr, &repeat.len);
+            mac.tokens = quote::quote!(#value; #count);
+        } else if let Ok(mut items) =
+            syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated
+                .parse2(tokens.clone())
+        {
+            items.iter_mut().for_each(|item| self.visit_expr_mut(item));
+            mac.tokens = quote::ToTokens::into_token_stream(items);
+        }
+    }
+
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         if let Some(rewritten) = self.rewritten(expr) {
             *expr = rewritten;

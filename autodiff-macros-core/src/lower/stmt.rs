@@ -697,6 +697,21 @@ impl Lowering {
     }
 
     fn local_vector(&mut self, ident: Option<&Ident>, mac: &syn::ExprMacro, mutable: bool) {
+        if !self.try_local_vector(ident, mac, mutable) {
+            // Reported: the vector's uses are not reported again.
+            let var = self.declare_named(ident, VarKind::Real, Vec::new(), Num::Real);
+            self.vars[var].slice = true;
+            self.silent.push(var);
+        }
+    }
+
+    /// `let v = vec![c; n];`, or `false` after reporting why not.
+    fn try_local_vector(
+        &mut self,
+        ident: Option<&Ident>,
+        mac: &syn::ExprMacro,
+        mutable: bool,
+    ) -> bool {
         let tokens = &mac.mac.tokens;
         let Ok(repeat) = syn::parse2::<syn::ExprRepeat>(quote!([#tokens])) else {
             self.error(
@@ -704,14 +719,14 @@ impl Lowering {
                 "#[grad] supports `vec![c; n]` with a constant element, then element writes \
                  (`v[i] = …`); not a list of elements or `Vec::push`",
             );
-            return;
+            return false;
         };
         let (dims, element) = match &*repeat.expr {
             Expr::Repeat(_) => {
                 let ((dims, value), _) = self.collect(|this| this.array_init(&repeat.expr));
                 match (dims, value) {
                     (Some(dims), Some(_)) => (dims, Some(repeat.expr.to_token_stream())),
-                    _ => return,
+                    _ => return false,
                 }
             }
             element => {
@@ -724,7 +739,7 @@ impl Lowering {
                         "a local vector starts from a constant (`vec![0.0; n]`); assign its \
                          elements after",
                     );
-                    return;
+                    return false;
                 }
                 (Vec::new(), Some(element.to_token_stream()))
             }
@@ -737,14 +752,14 @@ impl Lowering {
         });
         let len = match self.nodes[value].kind {
             NodeKind::Vector { len, .. } => len,
-            _ => return,
+            _ => return false,
         };
         if matches!(self.nodes[len].num, Num::Real | Num::Bool) {
             self.error(
                 &repeat.len,
                 "the length of a vector is an integer (`usize`)",
             );
-            return;
+            return false;
         }
         if !self.recomputable(len) && self.loop_bodies > 0 {
             self.error(
@@ -752,7 +767,7 @@ impl Lowering {
                 "inside a loop, the length of a local vector must be computed from parameters, \
                  loop variables and constants (the reverse sweep sizes its adjoint again)",
             );
-            return;
+            return false;
         }
         let var = self.declare_named(ident, VarKind::Real, dims, Num::Real);
         self.vars[var].slice = true;
@@ -765,6 +780,7 @@ impl Lowering {
             value: Some(value),
             nodes,
         });
+        true
     }
 
     /// `let [a, b, _] = w;` of an array: one `let` per named element, `let a = w[0];`.
