@@ -495,7 +495,7 @@ pub fn check_batch(cases: &[Case], seed: u64) {
         total.failures.extend(t.failures);
     }
     println!(
-        "{} programs (seed {seed}): {} points checked, each also in forward mode ({} resampled near kinks, {} where \
+        "{} programs (seed {seed}; {} of them generic over their float type, {} in f32): {} points checked, each also in forward mode ({} resampled near kinks, {} where \
          a value grew too large, {} where an f32 original strayed from its f64 twin or amplified rounding past 1e4), \
          {} programs with no usable point, {} partials against finite differences ({} \
          skipped where step sizes disagree); \
@@ -504,6 +504,8 @@ pub fn check_batch(cases: &[Case], seed: u64) {
          {} Hessian-vector products against the Tape's, {} against differences of the gradient ({} skipped \
          where step sizes disagree); {} Jacobians of (y, y², sin(y/2)) against the gradient",
         cases.len(),
+        cases.iter().filter(|case| case.generic).count(),
+        cases.iter().filter(|case| case.single).count(),
         total.points,
         total.near_kink,
         total.overflow,

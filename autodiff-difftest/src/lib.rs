@@ -8,7 +8,9 @@
 //!   includes its part and runs [`check::check_batch`] on it. One program in six is
 //!   `#[grad(reassociate)]`, with a sum its gradient adds in lanes and a sample loop (a
 //!   random body holding a loop, which only adds to one sum) whose gradient it
-//!   preaccumulates (`autodiff-macros-core/src/codegen/preaccumulate.rs`).
+//!   preaccumulates (`autodiff-macros-core/src/codegen/preaccumulate.rs`). One in ten
+//!   is in `f32`; one in six of those of `f64` numbers only is written generic over its
+//!   float type (`fn f<T: Float + …>`, called in `f64`).
 //! - Long programs: the build script also writes a few programs whose function under
 //!   test performs thousands of operations (`generator::random::long_program`, 8 by
 //!   default, `AUTODIFF_DIFFTEST_LONG_PROGRAMS`), into `OUT_DIR/programs_long.rs`, which
@@ -117,6 +119,8 @@ pub struct Case {
     /// Written in `f32`: its arguments are `f32`s (drawn as such), its value and partials
     /// widened to `f64`; its `Tape` twin computes in `f64`.
     pub single: bool,
+    /// Written generic over its float type (`fn f<T: Float + …>`), called in `f64`.
+    pub generic: bool,
     /// A function of it is `#[grad(reassociate)]`: the gradient's value may differ from
     /// the original's in the last bits.
     pub reassociate: bool,

@@ -78,7 +78,8 @@ pub use workspace::Flat;
 pub use workspace::{Rows, Workspace};
 
 /// Returns `x` unchanged. Inside a `#[grad]` function the result is treated as a constant:
-/// no gradient flows through it.
+/// no gradient flows through it. Any type is accepted, so a function generic over its
+/// float type (`T: num_traits::Float`) calls it too.
 ///
 /// ```
 /// # use autodiff_runtime::stop_gradient;
@@ -87,6 +88,6 @@ pub use workspace::{Rows, Workspace};
 /// ```
 #[inline]
 #[must_use]
-pub fn stop_gradient<R: Real>(x: R) -> R {
+pub fn stop_gradient<R>(x: R) -> R {
     x
 }

@@ -492,6 +492,10 @@ pub struct Program {
     pub methods: Vec<Function>,
     /// Written in `f32` throughout (the `Tape` twin computes in `f64`).
     pub single: bool,
+    /// Generic over its float type, `fn f<T: Float + …>(x: T) -> T` (called in `f64`),
+    /// its constants written as generic code writes them (`T::from(0.5).unwrap()`,
+    /// `T::PI()`); helpers too.
+    pub generic: bool,
     /// A long program (`random::long_program`): its `Tape` twin passes over the kinks and
     /// branch boundaries that no input moves (see `Ctx::moving_only`).
     pub long: bool,
@@ -555,6 +559,9 @@ pub(crate) struct Writer {
     /// `t.c(0.3_f32 as f64)`), and the `f32` rendering is the `f64` one with every `f64`
     /// spelled `f32`.
     single: bool,
+    /// The program is generic over its float type (see [`Program::generic`]): the `#[grad]`
+    /// rendering writes `T` for `f64`.
+    generic: bool,
 }
 
 /// Whether `e` is a constant: made of literals, constant paths, integers and
@@ -632,7 +639,22 @@ impl Writer {
             target,
             typed: false,
             single,
+            generic: false,
         }
+    }
+
+    /// A writer of the same program, for a nested block.
+    fn nested(&self) -> Writer {
+        Writer {
+            generic: self.generic,
+            ..Writer::new(self.target, self.single)
+        }
+    }
+
+    /// Whether constants are written generically (the `#[grad]` rendering of a generic
+    /// program).
+    fn generic_constants(&self) -> bool {
+        self.generic && !self.tape()
     }
 
     fn line(&mut self, text: &str) {
@@ -653,11 +675,8 @@ impl Writer {
     fn root(&self, e: &Expr) -> String {
         if !self.tape() && literals_only(e) {
             let typed = Writer {
-                out: String::new(),
-                indent: 0,
-                target: self.target,
                 typed: true,
-                single: self.single,
+                ..self.nested()
             };
             return typed.expr(e);
         }
@@ -673,6 +692,11 @@ impl Writer {
     /// A number expression.
     pub(crate) fn expr(&self, e: &Expr) -> String {
         match e {
+            Expr::Lit(text) if self.generic_constants() => {
+                // `T::from(-1.17).unwrap()`: an `f64` literal, converted.
+                let bare = text.trim_end_matches("_f64");
+                format!("T::from({bare}).unwrap()")
+            }
             Expr::Lit(text) => {
                 if self.tape() && self.single {
                     let text = if text.contains("f64") {
@@ -691,6 +715,7 @@ impl Writer {
                     text.clone()
                 }
             }
+            Expr::Path(text) if self.generic_constants() => generic_constant(text),
             Expr::Path(text) => {
                 if self.tape() && self.single {
                     format!("t.c({} as f64)", text.replace("f64", "f32"))
@@ -716,7 +741,9 @@ impl Writer {
             }
             Expr::Table(name, i) => {
                 let s = format!("{name}[{}]", self.iexpr(i));
-                if self.tape() {
+                if self.generic_constants() {
+                    format!("T::from({s}).unwrap()")
+                } else if self.tape() {
                     format!("t.c({s} as f64)")
                 } else {
                     s
@@ -753,7 +780,7 @@ impl Writer {
                 s
             }
             Expr::Block(stmts, result) => {
-                let mut inner = Writer::new(self.target, self.single);
+                let mut inner = self.nested();
                 for stmt in stmts {
                     inner.stmt(stmt);
                 }
@@ -774,6 +801,8 @@ impl Writer {
             Expr::FromInt(i) => {
                 if self.tape() {
                     format!("t.c({} as f64)", self.iexpr(i))
+                } else if self.generic {
+                    format!("T::from({}).unwrap()", self.iexpr(i))
                 } else {
                     format!("({} as f64)", self.iexpr(i))
                 }
@@ -878,6 +907,11 @@ impl Writer {
                     format!("({e}.sigmoid() * {scale}).value() as usize")
                 } else if self.tape() {
                     format!("t.index({e}.sigmoid() * {scale})")
+                } else if self.generic {
+                    // A `T` has no `as usize`; `#[grad]` reads `to_usize().unwrap()` as it.
+                    format!(
+                        "(stop_gradient({e}).sigmoid() * T::from({scale}).unwrap()).to_usize().unwrap()"
+                    )
                 } else {
                     format!("(stop_gradient({e}).sigmoid() * {scale}) as usize")
                 }
@@ -964,7 +998,13 @@ impl Writer {
                 init,
             } => {
                 let m = if *mutable { "mut " } else { "" };
-                let zero = if self.tape() { "t.c(0.0)" } else { "0.0_f64" };
+                let zero = if self.tape() {
+                    "t.c(0.0)"
+                } else if self.generic {
+                    "T::zero()"
+                } else {
+                    "0.0_f64"
+                };
                 let init = match init {
                     ArrayInit::Zeros(n) => format!("[{zero}; {}]", n.render()),
                     ArrayInit::Zeros2(n, k) => format!("[[{zero}; {k}]; {}]", n.render()),
@@ -1114,6 +1154,10 @@ impl Writer {
             }
             Stmt::Block(body) => self.block("", body, ""),
             Stmt::Item(text) if self.single => self.line(&text.replace("f64", "f32")),
+            // An item keeps its `f64` (a `const` cannot be generic): see `render_function`.
+            Stmt::Item(text) if self.generic_constants() => {
+                self.line(&text.replace("f64", KEPT_F64));
+            }
             Stmt::Item(text) => self.line(text),
             Stmt::LetVec(name, capacity) => {
                 let init = match capacity {
@@ -1227,6 +1271,9 @@ impl Writer {
             } else {
                 self.line(&format!("#[grad({})]", args.join(", ")));
             }
+            if self.generic {
+                generics.insert(0, format!("T: {GENERIC_BOUNDS}"));
+            }
             let generics = if generics.is_empty() {
                 String::new()
             } else {
@@ -1256,13 +1303,49 @@ impl Writer {
 }
 
 /// Renders `function` for `target`; `single`: the program is in `f32`.
-pub fn render_function(function: &Function, target: Target, public: bool, single: bool) -> String {
+pub fn render_function(
+    function: &Function,
+    target: Target,
+    public: bool,
+    single: bool,
+    generic: bool,
+) -> String {
     let mut w = Writer::new(target, single);
+    w.generic = generic;
     w.function(function, public);
     if single && target == Target::Grad {
         w.out.replace("f64", "f32")
+    } else if generic && target == Target::Grad {
+        // Types, `.sum::<T>()`, `T::tanh(x)`: every `f64` left is the float type's, but
+        // those of items.
+        w.out.replace("f64", "T").replace(KEPT_F64, "f64")
     } else {
         w.out
+    }
+}
+
+/// An `f64` of an item in a generic program, until the others are made `T`.
+const KEPT_F64: &str = "F64_KEPT_AS_IS";
+
+/// The bounds of a generic program's float type: `Float`, `FloatConst` (`T::PI()`), the
+/// extension methods (`relu`, `sigmoid`), the compound assignments and the reductions.
+pub const GENERIC_BOUNDS: &str = "num_traits::Float + num_traits::FloatConst + F64Ext \
+    + core::ops::AddAssign + core::ops::SubAssign + core::ops::MulAssign \
+    + core::ops::DivAssign + core::iter::Sum + core::iter::Product";
+
+/// A constant path as generic code writes it: `PI` → `T::PI()`, `f64::EPSILON` →
+/// `T::epsilon()`, a `const` of the module converted.
+fn generic_constant(text: &str) -> String {
+    let last = text.rsplit("::").next().unwrap_or(text);
+    let float_const = text == "PI" || text.contains("consts::");
+    match last {
+        _ if float_const => format!("T::{last}()"),
+        "EPSILON" if text.starts_with("f64") => "T::epsilon()".into(),
+        "INFINITY" if text.starts_with("f64") => "T::infinity()".into(),
+        "NEG_INFINITY" if text.starts_with("f64") => "T::neg_infinity()".into(),
+        "MAX" if text.starts_with("f64") => "T::max_value()".into(),
+        "MIN" if text.starts_with("f64") => "T::min_value()".into(),
+        _ => format!("T::from({text}).unwrap()"),
     }
 }
 

@@ -40,20 +40,26 @@ pub fn module(name: &str, program: &Program) -> String {
         for f in &program.helpers {
             let mut f = f.clone();
             f.second_order = second_order;
-            s.push_str(&render_function(&f, target, false, single));
+            s.push_str(&render_function(&f, target, false, single, program.generic));
         }
         if !program.methods.is_empty() {
             let _ = writeln!(s, "{methods_of} {{");
             for f in &program.methods {
                 let mut f = f.clone();
                 f.second_order = second_order;
-                s.push_str(&render_function(&f, target, false, single));
+                s.push_str(&render_function(&f, target, false, single, program.generic));
             }
             s.push_str("}\n");
         }
         let mut main = program.main.clone();
         main.second_order = second_order;
-        s.push_str(&render_function(&main, target, true, single));
+        s.push_str(&render_function(
+            &main,
+            target,
+            true,
+            single,
+            program.generic,
+        ));
     }
     let main = &program.main;
     let args: Vec<String> = main
@@ -289,12 +295,13 @@ pub fn case(name: &str, program: &Program, source: &str) -> String {
         .map(|i| i.to_string())
         .collect();
     format!(
-        "Case {{ name: {name:?}, params: &[{}], partials: &[{}], slice_min: {}, differences: {}, single: {}, reassociate: {}, powi: {}, original: {name}::original, gradient: {name}::gradient, jvp: {name}::jvp, hvp: {}, tape: {name}::tape, jacobian: {} }},\n",
+        "Case {{ name: {name:?}, params: &[{}], partials: &[{}], slice_min: {}, differences: {}, single: {}, generic: {}, reassociate: {}, powi: {}, original: {name}::original, gradient: {name}::gradient, jvp: {name}::jvp, hvp: {}, tape: {name}::tape, jacobian: {} }},\n",
         params.join(", "),
         partials.join(", "),
         program.slice_min,
         program.differences_apply(),
         program.single,
+        program.generic,
         program.reassociates(),
         source.contains(".powi("),
         if program.second_order_applies() {

@@ -270,6 +270,13 @@ impl Monomorphise<'_> {
                 if (call.method == "unwrap" && call.args.is_empty())
                     || (call.method == "expect" && call.args.len() == 1) =>
             {
+                // `x.to_usize().unwrap()` (num-traits's `ToPrimitive`): `(x as usize)`.
+                if let Some((number, integer)) = to_integer(&call.receiver) {
+                    let mut number = number.clone();
+                    self.visit_expr_mut(&mut number);
+                    let span = number.span();
+                    return Some(syn::parse_quote_spanned!(span=> ((#number) as #integer)));
+                }
                 let mut value = self.conversion(&call.receiver)?.clone();
                 if let Some(constant) = self.constant_conversion(&value) {
                     return Some(constant);
@@ -443,4 +450,23 @@ impl VisitMut for WideLiterals {
             *literal = syn::LitFloat::new(&digits, literal.span());
         }
     }
+}
+
+/// The number and integer type of `x.to_usize()` (`to_i32`, … of num-traits's
+/// `ToPrimitive`).
+fn to_integer(expr: &Expr) -> Option<(&Expr, syn::Ident)> {
+    let Expr::MethodCall(call) = expr else {
+        return None;
+    };
+    let name = call.method.to_string();
+    let integer = name.strip_prefix("to_")?;
+    const INTEGERS: [&str; 10] = [
+        "usize", "isize", "u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64",
+    ];
+    (call.args.is_empty() && INTEGERS.contains(&integer)).then(|| {
+        (
+            &*call.receiver,
+            syn::Ident::new(integer, call.method.span()),
+        )
+    })
 }

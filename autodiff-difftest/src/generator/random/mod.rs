@@ -1328,6 +1328,13 @@ fn build(seed: u64, long: Option<usize>) -> Program {
             sample_loop(&mut g, &mut main, &module_consts);
         }
     }
+    // One program in six of those of `f64` numbers only is written generic over its float
+    // type (drawn last, as the option above).
+    let generic = !single
+        && long.is_none()
+        && g.structure.is_none()
+        && methods.is_empty()
+        && g.chance(1.0 / 6.0);
     Program {
         items,
         helpers,
@@ -1336,6 +1343,7 @@ fn build(seed: u64, long: Option<usize>) -> Program {
         structure: g.structure,
         methods,
         single,
+        generic,
         long: long.is_some(),
     }
 }
