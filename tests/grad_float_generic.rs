@@ -122,6 +122,22 @@ fn weighted_squares<T: Float>(xs: &[T]) -> T {
     total
 }
 
+/// Two outputs, unpacked by a caller whose arguments convert constants (the random
+/// programs found `T::from(-0.5)` in such a call defined twice in the generated code).
+#[grad(hvp)]
+fn polar<T: Float>(x: T, y: T) -> (T, T) {
+    ((x * x + y * y).sqrt(), y.atan2(x))
+}
+
+#[grad(hvp)]
+fn through_polar<T: Float>(x: T) -> T {
+    let (r, t) = polar(
+        x.clamp(T::from(-0.5).unwrap(), T::from(0.75).unwrap()),
+        T::from(0.1).unwrap() + x,
+    );
+    r * t
+}
+
 const SCALE: f64 = 1.5;
 use std::f64::consts::PI;
 
@@ -386,4 +402,20 @@ fn local_vectors() {
     assert_eq!(value32, weighted_squares(&xs32));
     let dxs32: Vec<f64> = dxs32.into_iter().map(f64::from).collect();
     assert_all_close(&dxs32, &closed, 1e-6, "weighted_squares f32");
+}
+
+#[test]
+fn conversions_in_the_arguments_of_a_tuple_call() {
+    for x in [0.3f64, -0.2] {
+        let (value, dx) = through_polar_grad(x);
+        assert_eq!(value, through_polar(x));
+        let fd = fd_gradient(|p| through_polar(p[0]), &[x]);
+        assert_all_close(&[dx], &fd, 1e-8, "through_polar");
+        let (value32, dx32) = through_polar_grad(x as f32);
+        assert_eq!(value32, through_polar(x as f32));
+        assert_close(f64::from(dx32), dx, 1e-5, "through_polar f32");
+        let (_, _, hx) = through_polar_hvp(x, 1.0);
+        let g = |h: f64| vec![through_polar_grad(x + h).1];
+        assert_all_close(&[hx], &common::slope(g, 1e-5), 1e-6, "through_polar hvp");
+    }
 }

@@ -60,7 +60,6 @@ pub fn twin(function: &ItemFn, t: &syn::Ident, float: Float) -> ItemFn {
         t,
         float,
         const_params,
-        constants: std::cell::Cell::new(0),
     };
     for input in &mut twin.sig.inputs {
         monomorphise.visit_fn_arg_mut(input);
@@ -81,8 +80,6 @@ struct Monomorphise<'a> {
     float: Float,
     /// The function's const generic parameters.
     const_params: Vec<syn::Ident>,
-    /// How many constants were converted so far.
-    constants: std::cell::Cell<usize>,
 }
 
 impl Monomorphise<'_> {
@@ -160,7 +157,7 @@ impl Monomorphise<'_> {
 
     /// The conversion of a constant (`T::from(2.0 * PI).unwrap()`, `T::from(0.1)`)
     /// computed as the original computes it, in the argument's own type, then cast:
-    /// `{ const C: f32 = (2.0 * PI) as f32; C }`. A literal that is the same number either
+    /// `const { (2.0 * PI) as f32 }`. A literal that is the same number either
     /// way stays a literal. `None` for an argument that may read a variable.
     fn constant_conversion(&self, value: &Expr) -> Option<Expr> {
         if !constant(value, &self.const_params) {
@@ -196,12 +193,7 @@ impl Monomorphise<'_> {
         WideLiterals.visit_expr_mut(&mut value);
         let span = value.span();
         let float = self.float_ident(span);
-        // Numbered: the lowering keeps a body's `const` items side by side.
-        let name = syn::Ident::new(&format!("__CONVERTED_{}", self.constants.get()), span);
-        self.constants.set(self.constants.get() + 1);
-        Some(syn::parse_quote_spanned! {span=>
-            { const #name: #float = (#value) as #float; #name }
-        })
+        Some(syn::parse_quote_spanned! {span=> const { (#value) as #float } })
     }
 
     /// `value` in `float`: a literal as a literal of it, anything else cast.

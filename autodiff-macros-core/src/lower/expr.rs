@@ -272,6 +272,13 @@ impl Lowering {
                  the argument of a call in a statement (`g([a, b])`), not here: bind it by \
                  `let` first",
             ),
+            // `const { 2.0 * PI }`: a constant computed as written (the conversion of a
+            // constant in a function generic over its float type, see `generic::twin`).
+            Expr::Const(constant) => self.push(
+                NodeKind::Const(constant.to_token_stream()),
+                Num::Unknown,
+                constant.const_token.span,
+            ),
             Expr::Repeat(array) => self.error(
                 array,
                 "a local array must be bound by `let` (`let mut h = [0.0; N];`)",
