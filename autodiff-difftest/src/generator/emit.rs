@@ -3,10 +3,8 @@
 //! original, the gradient flattened, forward mode along tangents, the `Tape` gradient
 //! flattened), plus its entry in the table of cases.
 
-use super::ast::{
-    param_type, render_function, Field, Param, ParamKind, Pass, Program, Shape, StructDef, Target,
-    STRUCT,
-};
+use super::ast::{Field, Param, ParamKind, Pass, Program, Shape, StructDef, Target, STRUCT};
+use super::render::{param_type, render_function};
 use std::fmt::Write as _;
 
 /// The module `name` holding `program` and its adapters.

@@ -5,3 +5,4 @@
 pub mod ast;
 pub mod emit;
 pub mod random;
+pub mod render;
