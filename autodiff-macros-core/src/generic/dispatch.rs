@@ -24,7 +24,7 @@ pub fn wrappers(
         // The twin itself where the generated code calls it (the wrappers of a function
         // writing through `&mut`): elsewhere its body, the user's, would only repeat the
         // compiler's errors about it.
-        if calls(expansion, &twin.sig.ident) {
+        if crate::types::mentions(expansion, &|ident| *ident == twin.sig.ident) {
             out.extend(quote! {
                 #[doc(hidden)]
                 #[allow(dead_code, non_snake_case, unused_parens, clippy::all, clippy::pedantic)]
@@ -49,12 +49,12 @@ pub fn wrappers(
         }
         generated.push((*float, functions));
     }
-    let Some((_, first)) = generated.first() else {
+    let (Some((_, first)), Some((_, f64_twin, _))) = (generated.first(), twins.first()) else {
         return Ok(out);
     };
+    let twin_name = f64_twin.sig.ident.to_string();
     for (generic, item) in first {
         let ident = syn::Ident::new(generic, function.sig.ident.span());
-        let twin_name = twins[0].1.sig.ident.to_string();
         if is_stand_in(item) {
             out.extend(stand_in(item, &ident, function, param, &twin_name));
             continue;
@@ -77,15 +77,6 @@ pub fn wrappers(
         )?);
     }
     Ok(out)
-}
-
-/// Whether `tokens` name `ident`.
-fn calls(tokens: &TokenStream, ident: &syn::Ident) -> bool {
-    tokens.clone().into_iter().any(|tree| match tree {
-        proc_macro2::TokenTree::Ident(other) => other == *ident,
-        proc_macro2::TokenTree::Group(group) => calls(&group.stream(), ident),
-        _ => false,
-    })
 }
 
 /// A twin's generated function, hidden: its generic function is the documented one.
@@ -127,19 +118,26 @@ fn stand_in(
     twin_name: &str,
 ) -> TokenStream {
     let mut stand_in = item.clone();
-    stand_in.sig.ident = ident.clone();
-    stand_in.sig.generics = with_float_param(&item.sig.generics, function, param, None);
-    let t: Type = {
-        let t = &param.ident;
-        syn::parse_quote!(#t)
-    };
-    in_signature(&mut stand_in.sig, Float::F64, &t);
-    rename_in_docs(
-        &mut stand_in.attrs,
-        twin_name,
-        &function.sig.ident.to_string(),
-    );
+    made_generic(&mut stand_in, ident, function, param, None, twin_name);
     quote!(#stand_in)
+}
+
+/// `item`, a twin's generated function (its parameters already named), made the generic
+/// one: named `ident`, the float type parameter back among its generics (with `bound`),
+/// `T` for `f64` in its signature, the function's name for the twin's in its docs.
+fn made_generic(
+    item: &mut ItemFn,
+    ident: &syn::Ident,
+    function: &ItemFn,
+    param: &FloatParam,
+    bound: Option<syn::TypeParamBound>,
+    twin_name: &str,
+) {
+    item.sig.ident = ident.clone();
+    item.sig.generics = with_float_param(&item.sig.generics, function, param, bound);
+    let t = &param.ident;
+    in_signature(&mut item.sig, Float::F64, &syn::parse_quote!(#t));
+    rename_in_docs(&mut item.attrs, twin_name, &function.sig.ident.to_string());
 }
 
 /// The hidden trait of one generated function, its implementations for the float types
@@ -217,24 +215,10 @@ fn dispatched(
     };
     let label = "called here with `{Self}`";
     // The generic function.
-    let t: Type = {
-        let t = &param.ident;
-        syn::parse_quote!(#t)
-    };
     let mut generic = (*first).clone();
     generic.sig = renamed(&first.sig, ident, &arguments);
-    generic.sig.generics = with_float_param(
-        generics,
-        function,
-        param,
-        Some(syn::parse_quote!(#trait_ident)),
-    );
-    in_signature(&mut generic.sig, Float::F64, &t);
-    rename_in_docs(
-        &mut generic.attrs,
-        twin_name,
-        &function.sig.ident.to_string(),
-    );
+    let bound = Some(syn::parse_quote!(#trait_ident));
+    made_generic(&mut generic, ident, function, param, bound, twin_name);
     let t_ident = &param.ident;
     *generic.block = syn::parse_quote!({
         <#t_ident as #trait_ident>::#method #turbofish (#(#arguments),*)
