@@ -5,11 +5,15 @@
 //! ```text
 //! T                                  f64
 //! T::from(0.5).unwrap()              0.5         (also from_f64, .expect(..))
+//! T::from(2.0 * PI).unwrap()         const { (2.0_f64 * PI) as f32 }   (in the f32 twin)
 //! T::from(n).unwrap()                (n as f64)  (also from_usize, from_i32, …)
 //! T::zero(), T::one(), T::ZERO, …    0.0, 1.0, …
 //! T::epsilon(), T::max_value(), …    f64::EPSILON, f64::MAX, …
 //! T::PI(), T::PI, T::LN_2, …         ::core::f64::consts::PI, …
-//! T::sqrt(x), <T as Float>::sqrt(x)  f64::sqrt(x)
+//! T::sqrt(x), <T as Float>::sqrt(x)  f64::sqrt(x)  (also Float::sqrt(x))
+//! T::from_bool(b)                    if b { 1.0 } else { 0.0 }
+//! x.to_usize().unwrap()              ((x) as usize)
+//! vec![T::zero(); n]                 vec![0.0; n]
 //! ```
 //!
 //! Every token put in keeps the span of the one it replaces, so an error in the twin
