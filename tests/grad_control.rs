@@ -241,6 +241,40 @@ fn if_as_a_value() {
     }
 }
 
+/// Tests of a float's class in conditions (`is_nan`, `is_finite`, `is_sign_negative`),
+/// with a shared sub-expression, in every mode: a guard as numeric code writes it.
+#[grad(jvp, hvp)]
+fn guarded(x: f64, y: f64) -> f64 {
+    let product = x * y;
+    if y.is_nan() || !product.is_finite() {
+        0.0
+    } else if (x - y).is_sign_negative() {
+        -product * x
+    } else {
+        product * x + y
+    }
+}
+
+#[test]
+fn float_class_tests_are_conditions() {
+    for (x, y) in [(1.5, 0.5), (-1.5, 0.5), (0.7, -2.0)] {
+        let (value, dx, dy) = guarded_grad(x, y);
+        assert_eq!(value, guarded(x, y));
+        let f = |p: &[f64]| guarded(p[0], p[1]);
+        assert_close(dx, central_difference(f, &[x, y], 0), 1e-7, "dx");
+        assert_close(dy, central_difference(f, &[x, y], 1), 1e-7, "dy");
+        let (_, tangent) = guarded_jvp(x, y, 1.0, 0.0);
+        assert_close(tangent, dx, 1e-15, "jvp");
+        let (_, _, _, hv_x, _) = guarded_hvp(x, y, 1.0, 0.0);
+        let slope = (guarded_grad(x + 1e-5, y).1 - guarded_grad(x - 1e-5, y).1) / 2e-5;
+        assert_close(hv_x, slope, 1e-6, "hvp");
+    }
+    // The guarded branch: a constant, so no gradient (a condition is not differentiated).
+    assert_eq!(guarded_grad(1e300, 1e300), (0.0, 0.0, 0.0));
+    // A NaN partial of `product` meets its zero adjoint: `0·NaN`, as the guide says.
+    assert_eq!(guarded_grad(1.0, f64::NAN).0, 0.0);
+}
+
 /// Integer and boolean parameters are constants with no entry in the gradient.
 #[grad]
 fn with_constants(x: f64, n: i32, flag: bool, count: usize) -> f64 {

@@ -643,3 +643,36 @@ fn a_struct_by_value_in_forward_sweeps() {
         }
     }
 }
+
+/// A const generic length on both sides, with a reused input: `N` outputs of `N + 1`
+/// inputs, blocks `[[f64; N]; N]` and `[f64; N]`.
+#[grad(jacobian)]
+fn scaled_squares<const N: usize>(x: [f64; N], s: f64) -> [f64; N] {
+    let mut out = [0.0; N];
+    for i in 0..N {
+        out[i] = x[i] * x[i] * s;
+    }
+    out
+}
+
+#[test]
+fn const_generic_lengths_give_blocks_of_those_lengths() {
+    let (x, s) = ([0.5, -1.5, 2.0], 1.25);
+    let (value, j_x, j_s): ([f64; 3], [[f64; 3]; 3], [f64; 3]) = scaled_squares_jacobian(x, s);
+    assert_eq!(value, scaled_squares(x, s));
+    for i in 0..3 {
+        for k in 0..3 {
+            let expected = if i == k { 2.0 * x[i] * s } else { 0.0 };
+            assert_close(j_x[i][k], expected, 1e-15, "∂/∂x");
+        }
+        assert_close(j_s[i], x[i] * x[i], 1e-15, "∂/∂s");
+    }
+    let rows: Vec<Vec<f64>> = (0..3)
+        .map(|i| j_x[i].iter().copied().chain([j_s[i]]).collect())
+        .collect();
+    assert_jacobian!(
+        |p: &[f64]| scaled_squares([p[0], p[1], p[2]], p[3]).to_vec(),
+        &rows,
+        &[x[0], x[1], x[2], s]
+    );
+}

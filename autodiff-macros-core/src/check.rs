@@ -72,6 +72,7 @@ pub fn differentiable_operands(kind: &NodeKind) -> Vec<(usize, NodeId)> {
         | NodeKind::Typed { .. }
         | NodeKind::Infix { .. }
         | NodeKind::Not(_)
+        | NodeKind::Test { .. }
         | NodeKind::Len(_)
         | NodeKind::ConstElement { .. }
         | NodeKind::Vector { .. }

@@ -437,6 +437,13 @@ pub enum NodeKind {
     },
     /// `!arg`.
     Not(NodeId),
+    /// `arg.is_nan()`, `arg.is_finite()`, …: a test of a float's class, a `bool`.
+    Test {
+        /// The method, one of [`crate::ops::TESTS`].
+        method: proc_macro2::Ident,
+        /// The tested value.
+        arg: NodeId,
+    },
     /// `TABLE[i][j]`: an element of a constant array (a `const` or `static` item).
     ConstElement {
         /// The constant, as written.
@@ -629,6 +636,7 @@ pub fn recomputable(nodes: &[Node], vars: &[Var], node: NodeId) -> bool {
         | NodeKind::Tuple(_)
         | NodeKind::StopGradient(_)
         | NodeKind::Not(_)
+        | NodeKind::Test { .. }
         | NodeKind::RulePartial { .. }
         | NodeKind::Vector { .. } => false,
     }

@@ -225,6 +225,18 @@ pub const OPS: &[Op] = &[
     unary!("signum", Syntax::Method, "0"),
 ];
 
+/// The tests of a float's class, `x.is_nan()`: `bool`s, with no derivative, allowed in
+/// conditions.
+pub const TESTS: &[&str] = &[
+    "is_nan",
+    "is_finite",
+    "is_infinite",
+    "is_normal",
+    "is_subnormal",
+    "is_sign_positive",
+    "is_sign_negative",
+];
+
 /// The operator written `symbol` with `arity` operands, if supported.
 pub fn operator(symbol: &str, arity: usize) -> Option<&'static Op> {
     OPS.iter().find(|op| {

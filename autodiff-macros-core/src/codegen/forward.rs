@@ -562,6 +562,10 @@ impl Generator<'_> {
                 let value = arg(*value);
                 quote!(let #binding = !#value;)
             }
+            NodeKind::Test { method, arg: value } => {
+                let value = arg(*value);
+                quote!(let #binding = #value.#method();)
+            }
             NodeKind::Op { op, args } => {
                 let values: Vec<TokenStream> = args.iter().map(|&a| arg(a)).collect();
                 let reals = differentiable_operands(&node.kind);

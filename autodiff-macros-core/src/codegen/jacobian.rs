@@ -56,7 +56,7 @@ fn output_count(function: &Function) -> Option<TokenStream> {
         Some(output) => {
             let var = &function.vars[output.var];
             let dims = &var.dims;
-            (!var.slice).then(|| quote!((1 #(* (#dims))*)))
+            (!var.slice).then(|| length(dims))
         }
         None => {
             let outputs = function.outputs;
@@ -115,8 +115,65 @@ fn param_count(function: &Function, index: usize) -> TokenStream {
     } else if var.slice {
         quote!((#ident.len() #(* (#dims))*))
     } else {
-        quote!((1 #(* (#dims))*))
+        length(dims)
     }
+}
+
+/// The number of elements of an array of lengths `dims` (outermost first), as an array
+/// type's length: `1`, the one length as written (where a const generic parameter must
+/// stand alone), or their product.
+fn length(dims: &[TokenStream]) -> TokenStream {
+    match dims {
+        [] => quote!(1),
+        [dim] => dim.clone(),
+        dims => quote!((1 #(* (#dims))*)),
+    }
+}
+
+/// Whether `length(dims)` is a length Rust accepts in a type: not a product that involves
+/// a const generic parameter.
+fn typed_length(function: &Function, dims: &[TokenStream]) -> bool {
+    dims.len() < 2
+        || !dims
+            .iter()
+            .any(|dim| crate::types::mentions(dim, &|ident| is_const_param(function, ident)))
+}
+
+fn is_const_param(function: &Function, ident: &Ident) -> bool {
+    function
+        .original
+        .sig
+        .generics
+        .const_params()
+        .any(|c| c.ident == *ident)
+}
+
+/// The error for a block whose size Rust cannot write as an array type's length: the
+/// product of several lengths, one a const generic parameter.
+fn untyped_block(function: &Function) -> Option<syn::Error> {
+    let output = function.output.as_ref()?;
+    let output_var = &function.vars[output.var];
+    let output_typed = output_var.slice || typed_length(function, &output_var.dims);
+    if !output_typed {
+        return Some(syn::Error::new_spanned(
+            &output.ty,
+            "#[grad(jacobian)]: this output's Jacobian would have a product of lengths, one \
+             a const generic parameter, as its number of rows, which Rust cannot write as an \
+             array's length; return a flat `[f64; N]`, or a `Vec<f64>`",
+        ));
+    }
+    function.wrt.iter().find_map(|&i| {
+        let param = &function.params[i];
+        let var = &function.vars[param.var];
+        (!matrix_block(function, i) && !typed_length(function, &var.dims)).then(|| {
+            syn::Error::new_spanned(
+                &param.ty,
+                "#[grad(jacobian)]: this parameter's block would have a product of lengths, \
+                 one a const generic parameter, as its number of columns, which Rust cannot \
+                 write as an array's length; take a flat `[f64; N]`, or a slice",
+            )
+        })
+    })
 }
 
 /// The type of parameter `index`'s block, with the rows `rows` (a constant, or `None` for
@@ -128,9 +185,16 @@ fn block_type(function: &Function, index: usize) -> TokenStream {
         quote!(#real)
     } else {
         let dims = &var.dims;
-        quote!([#real; 1 #(* (#dims))*])
+        let length = length(dims);
+        quote!([#real; #length])
     };
-    if matrix_block(function, index) {
+    let output_typed = function.output.as_ref().is_none_or(|output| {
+        let var = &function.vars[output.var];
+        var.slice || typed_length(function, &var.dims)
+    });
+    if matrix_block(function, index) || !output_typed || !typed_length(function, &var.dims) {
+        // (Untyped lengths are reported by `untyped_block`; a matrix keeps the stand-in's
+        // signature well-formed.)
         return quote!(::autodiff::__private::Matrix<#real>);
     }
     match output_count(function) {
@@ -199,6 +263,9 @@ pub fn jacobian_signature(function: &Function) -> TokenStream {
 
 /// `<name>_jacobian`, or a spanned error for what it cannot differentiate yet.
 pub fn jacobian_fn(function: &Function, activity: &Activity) -> syn::Result<TokenStream> {
+    if let Some(error) = untyped_block(function) {
+        return Err(error);
+    }
     let signature = jacobian_signature(function);
     let names = names(function);
     let args = repeated_args(function);

@@ -136,6 +136,15 @@ impl Lowering {
                             }
                         }
                     }
+                    test if ops::TESTS.contains(&test) && call.args.is_empty() => {
+                        let arg = self.real(&call.receiver);
+                        let method = call.method.clone();
+                        return self.push(
+                            NodeKind::Test { method, arg },
+                            Num::Bool,
+                            call.method.span(),
+                        );
+                    }
                     _ => {}
                 }
                 if self.rejected_root(&call.receiver) {

@@ -1033,7 +1033,7 @@ impl Lowering {
         if matches!(expr, Expr::Let(_)) {
             return node; // already reported as `if let`
         }
-        if self.nodes[node].num != Num::Bool {
+        if !matches!(self.nodes[node].num, Num::Bool | Num::Unknown) {
             return self.error(expr, "expected a condition (a comparison or a `bool`)");
         }
         node

@@ -710,6 +710,10 @@ impl Tangent<'_> {
                 let value = arg(*value);
                 quote!(let #binding = !#value;)
             }
+            NodeKind::Test { method, arg: value } => {
+                let value = arg(*value);
+                quote!(let #binding = #value.#method();)
+            }
             NodeKind::Tuple(parts) => {
                 let primals = parts.iter().map(|&p| self.primal(p));
                 let tuple_tangent = active.then(|| {

@@ -403,7 +403,8 @@ fn children(kind: &NodeKind) -> Vec<NodeId> {
         NodeKind::StopGradient(arg)
         | NodeKind::Cast { arg, .. }
         | NodeKind::Typed { arg, .. }
-        | NodeKind::Not(arg) => vec![*arg],
+        | NodeKind::Not(arg)
+        | NodeKind::Test { arg, .. } => vec![*arg],
         NodeKind::Infix { lhs, rhs, .. } => vec![*lhs, *rhs],
         NodeKind::ConstElement { indices, .. } => indices.clone(),
         NodeKind::Vector { len, .. } => vec![*len],
