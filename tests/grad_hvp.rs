@@ -188,6 +188,29 @@ fn a_hessian_through_calls_to_another_annotated_function() {
 
 // ----- loops, branches, arrays, slices --------------------------------------------------
 
+/// A 2 × 2 array parameter beside a number: the Hessian's size is `1 + 2·2` (it was
+/// written without its product, which did not compile).
+#[grad(hessian)]
+fn determinant_squared(m: [[f64; 2]; 2], s: f64) -> f64 {
+    let det = m[0][0] * m[1][1] - m[0][1] * m[1][0];
+    s * det * det
+}
+
+#[test]
+fn a_hessian_of_a_two_dimensional_array() {
+    let (m, s) = ([[1.5, -0.5], [0.25, 2.0]], 0.7);
+    let (value, d_m, d_s, h) = determinant_squared_hessian(m, s);
+    assert_eq!(value, determinant_squared(m, s));
+    let (_, g_m, g_s) = determinant_squared_grad(m, s);
+    assert_eq!((d_m, d_s), (g_m, g_s));
+    let gradient = |p: &[f64]| {
+        let (_, d_m, d_s) = determinant_squared_grad([[p[0], p[1]], [p[2], p[3]]], p[4]);
+        vec![d_m[0][0], d_m[0][1], d_m[1][0], d_m[1][1], d_s]
+    };
+    let at = [m[0][0], m[0][1], m[1][0], m[1][1], s];
+    assert_matrix(&rows(h), &fd_hessian(gradient, &at), 1e-6, "determinant²");
+}
+
 #[grad(hvp, hessian)]
 fn rosenbrock(x: [f64; 4]) -> f64 {
     let mut total = 0.0;

@@ -37,6 +37,23 @@ pub fn grad(facade: syn::Path, args: TokenStream, item: TokenStream) -> TokenStr
     let self_ty = method.then(|| syn::parse_quote!(Self));
     let original = unused_allowed(function.clone());
     let mut function = function;
+    if crate::nalgebra::uses(&function) {
+        if let Err(error) = crate::nalgebra::rewrite_body(&mut function) {
+            // Stand-ins for callers, as after any other error.
+            let facade = args::parse(args.clone())
+                .ok()
+                .and_then(|args| args.krate)
+                .unwrap_or(facade);
+            let layouts = Layouts::default();
+            let context = Context {
+                layouts: &layouts,
+                self_ty: self_ty.as_ref(),
+            };
+            let stub = crate::krate::relocate(stub(&function, args, &context), &facade);
+            let error = error.into_compile_error();
+            return quote!(#original #error #stub);
+        }
+    }
     crate::shared_refs::share_read_only(&mut function);
     crate::array_arguments::bind(&mut function);
     let state = State {
@@ -444,6 +461,11 @@ fn struct_output_type(function: &ItemFn, self_ty: Option<&Type>) -> Option<Type>
 }
 
 fn try_expand(args: TokenStream, function: ItemFn, context: &Context) -> syn::Result<TokenStream> {
+    if crate::nalgebra::in_signature(&function) {
+        return crate::nalgebra::wrapped(args, &function, |args, twin| {
+            try_expand(args, twin, context)
+        });
+    }
     if let Some(param) = crate::generic::float_param(&function, context.self_ty.is_some())? {
         return crate::generic::monomorphised(&args, &function, &param, |args, twin| {
             try_expand(args, twin, context)
@@ -646,6 +668,12 @@ fn struct_output_stub(
 /// A body-less stand-in for `<name>_grad` when the signature itself is fine, with the
 /// partials `wrt(..)` asks for, so that callers see no second error.
 fn stub(function: &ItemFn, args: TokenStream, context: &Context) -> TokenStream {
+    if crate::nalgebra::in_signature(function) {
+        return crate::nalgebra::wrapped(args, function, |args, twin| {
+            Ok(stub(&twin, args, context))
+        })
+        .unwrap_or_default();
+    }
     match crate::generic::float_param(function, context.self_ty.is_some()) {
         Ok(Some(param)) => {
             return crate::generic::monomorphised(&args, function, &param, |args, twin| {

@@ -27,6 +27,7 @@ mod ir;
 mod krate;
 mod layout;
 mod lower;
+mod nalgebra;
 mod ops;
 mod shared_refs;
 mod struct_output;

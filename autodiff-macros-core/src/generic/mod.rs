@@ -24,6 +24,8 @@
 mod dispatch;
 mod twin;
 
+pub(crate) use dispatch::is_stand_in;
+
 use crate::types::Float;
 use proc_macro2::TokenStream;
 use quote::ToTokens;

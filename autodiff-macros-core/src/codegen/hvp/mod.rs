@@ -113,7 +113,7 @@ fn scalar_count(function: &Function) -> Option<TokenStream> {
         terms.push(if dims.is_empty() {
             quote!(1)
         } else {
-            quote!(#((#dims))*)
+            quote!((1 #(* (#dims))*))
         });
     }
     Some(quote!(0 #(+ #terms)*))
