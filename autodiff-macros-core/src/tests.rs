@@ -38,6 +38,22 @@ mod expansion {
         ));
     }
 
+    /// nalgebra's types: the body in arrays (a matrix by its columns, operations written
+    /// out element by element), a twin with arrays in its signature, and functions of the
+    /// user's types around its generated ones.
+    #[test]
+    fn nalgebra_types() {
+        insta::assert_snapshot!(expand(
+            quote!(),
+            quote! {
+                pub fn f(m: &Matrix2<f64>, x: Vector2<f64>) -> f64 {
+                    let y = m * x + x * 2.0;
+                    y.dot(&x) + y.norm()
+                }
+            }
+        ));
+    }
+
     /// Forward mode beside the gradient: a tangent per value, the rule's partial written
     /// out, a loop run once forward.
     #[test]

@@ -592,6 +592,15 @@ impl Rewriter {
                         *expr = rewritten;
                         shape
                     }
+                    None if call.method == "transpose" => {
+                        self.errors.at(
+                            &call.method,
+                            "#[grad] does not support row vectors, such as a vector's \
+                             transpose; for `aᵀ·b` write `a.dot(&b)`, for `a·bᵀ` build the \
+                             matrix with `Matrix3::new(..)`",
+                        );
+                        Shape::Scalar
+                    }
                     None => {
                         let name = call.method.to_string();
                         self.errors.at(
