@@ -728,3 +728,116 @@ fn nalgebra_locals_and_calls() {
     assert_close(d_x, central_difference(f, &[x, y], 0), 1e-7, "∂/∂x");
     assert_close(d_y, central_difference(f, &[x, y], 1), 1e-7, "∂/∂y");
 }
+
+// ----- slices of nalgebra values: point clouds ------------------------------------------
+
+/// Point-to-point alignment of two clouds (one step of ICP): a rotation about the
+/// vertical axis and a translation applied to `source`, then the squared distances to the
+/// matched `target` points, by a closure over the zipped slices; the centroid of the
+/// moved cloud by a loop, kept near the origin.
+#[grad(wrt(angle, t), jvp, hvp)]
+fn cloud_alignment(
+    angle: f64,
+    t: &Vector3<f64>,
+    source: &[Point3<f64>],
+    target: &[Point3<f64>],
+) -> f64 {
+    let (s, c) = (angle.sin(), angle.cos());
+    let r = Matrix3::new(c, 0.0, s, 0.0, 1.0, 0.0, -s, 0.0, c);
+    let distances = source
+        .iter()
+        .zip(target)
+        .map(|(p, q)| (r * p + t - q).norm_squared())
+        .sum::<f64>();
+    let mut centroid = Vector3::zeros();
+    for p in source {
+        centroid += r * p.coords;
+    }
+    centroid /= source.len() as f64;
+    distances + 0.1 * (centroid + t).norm_squared()
+}
+
+/// The partial of every point of a cloud: a slice's partial is a `Vec` of its elements'
+/// type.
+#[grad]
+fn cloud_spread(points: &[Point3<f64>], centre: &Vector3<f64>) -> f64 {
+    let mut total = 0.0;
+    for (i, p) in points.iter().enumerate() {
+        total += (p.coords - centre).norm_squared();
+        if i > 0 {
+            total += 0.5 * (p - points[i - 1]).norm();
+        }
+    }
+    total
+}
+
+fn clouds() -> (Vec<Point3<f64>>, Vec<Point3<f64>>) {
+    let source: Vec<Point3<f64>> = (0..7)
+        .map(|i| {
+            let i = i as f64;
+            Point3::new((0.7 * i).sin(), 0.3 * i - 1.0, (1.3 * i).cos())
+        })
+        .collect();
+    let target = source
+        .iter()
+        .map(|p| Point3::new(p.x * 0.9 + 0.1, p.y + 0.05, p.z * 1.1 - 0.2))
+        .collect();
+    (source, target)
+}
+
+#[test]
+fn point_clouds_through_slices() {
+    let (source, target) = clouds();
+    let t = Vector3::new(0.1, -0.2, 0.3);
+    for angle in [0.0, 0.4, -1.1] {
+        let (value, d_angle, d_t) = cloud_alignment_grad(angle, &t, &source, &target);
+        assert_eq!(value, cloud_alignment(angle, &t, &source, &target));
+        let f =
+            |p: &[f64]| cloud_alignment(p[0], &Vector3::new(p[1], p[2], p[3]), &source, &target);
+        let at = [angle, t.x, t.y, t.z];
+        let gradient = [d_angle, d_t.x, d_t.y, d_t.z];
+        for (i, g) in gradient.iter().enumerate() {
+            assert_close(*g, central_difference(f, &at, i), 1e-7, &format!("∂/∂p{i}"));
+        }
+        // Forward mode and H·v agree with the gradient and its slope.
+        let direction = Vector3::new(0.5, -0.25, 1.0);
+        let (_, tangent) = cloud_alignment_jvp(angle, &t, &source, &target, 0.3, &direction);
+        assert_close(tangent, 0.3 * d_angle + d_t.dot(&direction), 1e-12, "jvp");
+        let (_, _, _, hv_angle, _) =
+            cloud_alignment_hvp(angle, &t, &source, &target, 1.0, &Vector3::zeros());
+        let h = 1e-5;
+        let slope = (cloud_alignment_grad(angle + h, &t, &source, &target).1
+            - cloud_alignment_grad(angle - h, &t, &source, &target).1)
+            / (2.0 * h);
+        assert_close(hv_angle, slope, 1e-6, "hvp");
+    }
+
+    let centre = Vector3::new(0.2, 0.1, -0.3);
+    let (value, d_points, d_centre) = cloud_spread_grad(&source, &centre);
+    assert_eq!(value, cloud_spread(&source, &centre));
+    let d_points: Vec<Point3<f64>> = d_points;
+    let flat: Vec<f64> = source
+        .iter()
+        .flat_map(|p| p.coords.iter().copied())
+        .collect();
+    let f = |q: &[f64]| {
+        let points: Vec<Point3<f64>> = q.chunks(3).map(|c| Point3::new(c[0], c[1], c[2])).collect();
+        cloud_spread(&points, &centre)
+    };
+    for (i, d) in d_points.iter().enumerate() {
+        for k in 0..3 {
+            let reference = central_difference(f, &flat, 3 * i + k);
+            assert_close(d[k], reference, 1e-7, &format!("∂/∂points[{i}][{k}]"));
+        }
+    }
+    let g = |q: &[f64]| cloud_spread(&source, &Vector3::new(q[0], q[1], q[2]));
+    for k in 0..3 {
+        let reference = central_difference(g, &[centre.x, centre.y, centre.z], k);
+        assert_close(d_centre[k], reference, 1e-7, "∂/∂centre");
+    }
+    // `_grad_into` writes into buffers of the parameters' types.
+    let mut buffer = vec![Point3::origin(); source.len()];
+    let mut d_c = Vector3::zeros();
+    let into = cloud_spread_grad_into(&source, &centre, &mut buffer, &mut d_c);
+    assert_eq!((into, buffer, d_c), (value, d_points, d_centre));
+}

@@ -17,6 +17,13 @@ use std::collections::HashMap;
 use syn::visit_mut::VisitMut;
 use syn::{BinOp, Block, Expr, Ident, Pat, Stmt, Type, UnOp};
 
+/// What an iterator yields: one value (of a shape, or `None` for anything else), or a
+/// pair (`enumerate`, `zip`).
+enum Yield {
+    One(Option<Shape>),
+    Pair(Box<Yield>, Box<Yield>),
+}
+
 /// Sizes up to this are written out; larger ones, and sizes named by constants, are loops.
 const WRITTEN_OUT: usize = 16;
 
@@ -26,6 +33,8 @@ pub struct Rewriter {
     real: Type,
     /// The shapes of the variables in scope, innermost scope last.
     scopes: Vec<HashMap<String, Shape>>,
+    /// The parameters that are slices of nalgebra values, with their elements' shape.
+    slices: HashMap<String, Shape>,
     /// What cannot be rewritten.
     pub errors: Errors,
     /// How many temporaries and loop variables have been named.
@@ -38,10 +47,15 @@ type Pre = Option<Vec<Stmt>>;
 
 impl Rewriter {
     /// A rewriter whose outer scope holds the parameters' shapes.
-    pub fn new(real: Type, params: HashMap<String, Shape>) -> Rewriter {
+    pub fn new(
+        real: Type,
+        params: HashMap<String, Shape>,
+        slices: HashMap<String, Shape>,
+    ) -> Rewriter {
         Rewriter {
             real,
             scopes: vec![params],
+            slices,
             errors: Errors::default(),
             counter: 0,
         }
@@ -64,6 +78,80 @@ impl Rewriter {
     fn bind(&mut self, name: String, shape: Shape) {
         if let Some(scope) = self.scopes.last_mut() {
             scope.insert(name, shape);
+        }
+    }
+
+    /// The element shape of `expr` if it names a slice of nalgebra values (`pts`, `&pts`,
+    /// `*pts`), and that slice is not shadowed.
+    fn slice_of(&self, expr: &Expr) -> Option<Shape> {
+        let expr = match expr {
+            Expr::Reference(reference) => &*reference.expr,
+            Expr::Paren(paren) => &*paren.expr,
+            Expr::Unary(unary) if matches!(unary.op, UnOp::Deref(_)) => &*unary.expr,
+            expr => expr,
+        };
+        let Expr::Path(path) = expr else {
+            return None;
+        };
+        let name = path.path.get_ident()?.to_string();
+        let shadowed = self
+            .scopes
+            .iter()
+            .skip(1)
+            .any(|scope| scope.contains_key(&name));
+        if shadowed {
+            return None;
+        }
+        self.slices.get(&name).cloned()
+    }
+
+    /// What an iterator yields, position by position of the tuples it yields: for an
+    /// iterator over a slice of nalgebra values (`pts`, `pts.iter()`, `.copied()`,
+    /// `.enumerate()`, `.zip(..)`, `.rev()`, `.skip(n)`, …), the element shape where an
+    /// element is. `None` for any other iterator.
+    fn yields(&self, expr: &Expr) -> Option<Yield> {
+        if let Some(shape) = self.slice_of(expr) {
+            return Some(Yield::One(Some(shape)));
+        }
+        let Expr::MethodCall(call) = expr else {
+            return None;
+        };
+        let inner = self.yields(&call.receiver);
+        match call.method.to_string().as_str() {
+            "iter" | "into_iter" | "copied" | "cloned" | "rev" | "skip" | "take" | "step_by"
+            | "filter" => inner,
+            "enumerate" => Some(Yield::Pair(
+                Box::new(Yield::One(None)),
+                Box::new(inner.unwrap_or(Yield::One(None))),
+            )),
+            "zip" => {
+                let other = call.args.first().and_then(|arg| self.yields(arg));
+                if inner.is_none() && other.is_none() {
+                    return None;
+                }
+                Some(Yield::Pair(
+                    Box::new(inner.unwrap_or(Yield::One(None))),
+                    Box::new(other.unwrap_or(Yield::One(None))),
+                ))
+            }
+            _ => None,
+        }
+    }
+
+    /// Binds the names of `pat` to the shapes `yielded` gives them, in the current scope.
+    fn bind_pattern(&mut self, pat: &Pat, yielded: &Yield) {
+        match (pat, yielded) {
+            (Pat::Reference(reference), _) => self.bind_pattern(&reference.pat, yielded),
+            (Pat::Type(typed), _) => self.bind_pattern(&typed.pat, yielded),
+            (Pat::Paren(paren), _) => self.bind_pattern(&paren.pat, yielded),
+            (Pat::Ident(ident), Yield::One(Some(shape))) => {
+                self.bind(ident.ident.to_string(), shape.clone());
+            }
+            (Pat::Tuple(tuple), Yield::Pair(first, second)) if tuple.elems.len() == 2 => {
+                self.bind_pattern(&tuple.elems[0], first);
+                self.bind_pattern(&tuple.elems[1], second);
+            }
+            _ => {}
         }
     }
 
@@ -521,6 +609,11 @@ impl Rewriter {
                 shape
             }
             Expr::Index(index) => {
+                if let Some(element) = self.slice_of(&index.expr) {
+                    // `pts[i]`: a row of the slice of arrays.
+                    self.expr(&mut index.index, pre);
+                    return element;
+                }
                 let shape = self.expr(&mut index.expr, pre);
                 self.expr(&mut index.index, pre);
                 match shape {
@@ -575,6 +668,9 @@ impl Rewriter {
                 }
             }
             Expr::MethodCall(call) => {
+                if let Some(shape) = self.iterator_method(call, pre) {
+                    return shape;
+                }
                 let shape = self.expr(&mut call.receiver, pre);
                 let args: Vec<Shape> = call
                     .args
@@ -665,8 +761,14 @@ impl Rewriter {
                 Shape::Scalar
             }
             Expr::ForLoop(expr_for) => {
+                let yielded = self.yields(&expr_for.expr);
                 self.expr(&mut expr_for.expr, pre);
+                self.scopes.push(HashMap::new());
+                if let Some(yielded) = &yielded {
+                    self.bind_pattern(&expr_for.pat, yielded);
+                }
                 self.block(&mut expr_for.body);
+                self.scopes.pop();
                 Shape::Scalar
             }
             Expr::Loop(expr_loop) => {
@@ -723,6 +825,51 @@ impl Rewriter {
                 Shape::Scalar
             }
         }
+    }
+
+    /// A link of an iterator chain over a slice of nalgebra values whose closure takes its
+    /// elements (`pts.iter().map(|p| (p - c).norm()).sum()`, `.fold(0.0, |acc, p| …)`,
+    /// `.filter(|p| p.z > 0.0)`): the closure's parameter has the element's shape. `None`
+    /// (nothing rewritten) for any other call.
+    fn iterator_method(&mut self, call: &mut syn::ExprMethodCall, pre: &mut Pre) -> Option<Shape> {
+        let method = call.method.to_string();
+        let position = match method.as_str() {
+            "map" | "filter" | "for_each" | "any" | "all" | "filter_map" | "flat_map" => 0,
+            "fold" => 1,
+            _ => return None,
+        };
+        let yielded = self.yields(&call.receiver)?;
+        // The receiver's own operands (`.zip(..)` arguments, …).
+        self.expr(&mut call.receiver, pre);
+        for arg in call.args.iter_mut() {
+            match arg {
+                Expr::Closure(closure) => {
+                    self.scopes.push(HashMap::new());
+                    if let Some(pat) = closure.inputs.iter().nth(position) {
+                        let pat = pat.clone();
+                        self.bind_pattern(&pat, &yielded);
+                    }
+                    let mut inner = Some(Vec::new());
+                    let shape = self.expr(&mut closure.body, &mut inner);
+                    self.scopes.pop();
+                    let stmts = inner.unwrap_or_default();
+                    if !stmts.is_empty() {
+                        let body = &closure.body;
+                        *closure.body = syn::parse_quote!({ #(#stmts)* #body });
+                    }
+                    if shape.is_array() {
+                        self.errors.at(
+                            &closure.body,
+                            "#[grad] does not support closures whose value is a nalgebra type",
+                        );
+                    }
+                }
+                arg => {
+                    self.expr(arg, pre);
+                }
+            }
+        }
+        Some(Shape::Scalar)
     }
 
     /// The error for a nalgebra value passed to a function.

@@ -48,12 +48,34 @@ pub fn uses(function: &ItemFn) -> bool {
     finder.0
 }
 
-/// Whether `function`'s signature has one of nalgebra's fixed-size types.
+/// Whether `function`'s signature has one of nalgebra's fixed-size types, or a slice of
+/// them.
 pub fn in_signature(function: &ItemFn) -> bool {
     function.sig.inputs.iter().any(|input| match input {
-        FnArg::Typed(typed) => shape::of_type(&typed.ty).is_some(),
+        FnArg::Typed(typed) => {
+            shape::of_type(&typed.ty).is_some() || shape::of_slice(&typed.ty).is_some()
+        }
         FnArg::Receiver(_) => false,
     }) || output_shape(function).is_some()
+}
+
+/// The parameters that are slices of nalgebra's types: name and element shape.
+fn slice_params(function: &ItemFn) -> HashMap<String, Shape> {
+    function
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|input| match input {
+            FnArg::Typed(typed) => {
+                let Pat::Ident(ident) = &*typed.pat else {
+                    return None;
+                };
+                let (shape, _) = shape::of_slice(&typed.ty)?;
+                Some((ident.ident.to_string(), shape))
+            }
+            FnArg::Receiver(_) => None,
+        })
+        .collect()
 }
 
 /// The parameters of nalgebra types: name, shape and number type.
@@ -87,9 +109,15 @@ fn output_shape(function: &ItemFn) -> Option<(Shape, Type)> {
 /// cannot rewrite.
 pub fn rewrite_body(function: &mut ItemFn) -> syn::Result<()> {
     let params = params(function);
+    let slices = slice_params(function);
+    let slice_real = function.sig.inputs.iter().find_map(|input| match input {
+        FnArg::Typed(typed) => shape::of_slice(&typed.ty).map(|(_, real)| real),
+        FnArg::Receiver(_) => None,
+    });
     let real = params
         .first()
         .map(|(_, _, real)| real.clone())
+        .or(slice_real)
         .or_else(|| output_shape(function).map(|(_, real)| real))
         .or_else(|| {
             function.sig.inputs.iter().find_map(|input| match input {
@@ -103,7 +131,7 @@ pub fn rewrite_body(function: &mut ItemFn) -> syn::Result<()> {
         .into_iter()
         .map(|(name, shape, _)| (name, shape))
         .collect();
-    let mut rewriter = body::Rewriter::new(real, scope);
+    let mut rewriter = body::Rewriter::new(real, scope, slices);
     rewriter.block(&mut function.block);
     rewriter.errors.finish(())
 }
@@ -124,8 +152,15 @@ fn twin(function: &ItemFn) -> ItemFn {
     twin
 }
 
-/// `ty` with the array standing for its nalgebra type, through one reference.
+/// `ty` with the array standing for its nalgebra type, through one reference (and in a
+/// slice: `&[Vector3<f64>]` is `&[[f64; 3]]`).
 fn arrays(ty: &Type) -> Type {
+    if let (Some((shape, real)), Type::Reference(reference)) = (shape::of_slice(ty), ty) {
+        let element = shape.array_type(&real);
+        let mut reference = reference.clone();
+        *reference.elem = syn::parse_quote!([#element]);
+        return Type::Reference(reference);
+    }
     let Some((shape, real)) = shape::of_type(ty) else {
         return ty.clone();
     };

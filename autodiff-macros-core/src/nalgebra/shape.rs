@@ -153,6 +153,21 @@ pub fn of_type(ty: &Type) -> Option<(Shape, Type)> {
     Some((shape, real))
 }
 
+/// The shape and number type of the elements of `ty`, if it is a slice of nalgebra's
+/// fixed-size types (`&[Vector3<f64>]`, `&mut [Point3<f64>]`).
+pub fn of_slice(ty: &Type) -> Option<(Shape, Type)> {
+    let Type::Reference(reference) = ty else {
+        return None;
+    };
+    let Type::Slice(slice) = &*reference.elem else {
+        return None;
+    };
+    match &*slice.elem {
+        Type::Reference(_) => None,
+        elem => of_type(elem),
+    }
+}
+
 /// The shape named by the type of an associated function's path, `Vector3::new`,
 /// `SVector::<f64, 3>::zeros`, `Matrix3::<f64>::identity`: its shape (`None` for a
 /// length not written, `SVector::zeros()`) and the function's name.

@@ -130,7 +130,11 @@ fn param_name(input: &FnArg) -> Option<String> {
 fn user_type(function: &ItemFn, name: &str) -> Option<Type> {
     function.sig.inputs.iter().find_map(|input| match input {
         FnArg::Typed(typed) if param_name(input).as_deref() == Some(name) => {
-            super::shape::of_type(&typed.ty)?;
+            if super::shape::of_type(&typed.ty).is_none()
+                && super::shape::of_slice(&typed.ty).is_none()
+            {
+                return None;
+            }
             Some(strip_reference(&typed.ty).clone())
         }
         _ => None,
@@ -203,6 +207,32 @@ fn wrapper(
             continue;
         };
         let array = strip_reference(&typed.ty).clone();
+        if let (Type::Slice(_), Type::Slice(slice)) = (&user, &array) {
+            // A slice of nalgebra values: its elements copied to a vector of arrays (and
+            // a buffer's back).
+            let element = &slice.elem;
+            let copied = quote! {
+                #ident
+                    .iter()
+                    .map(|e| ::core::convert::Into::<#element>::into(*e))
+                    .collect::<::autodiff::__private::vec::Vec<#element>>()
+            };
+            match &*typed.ty {
+                Type::Reference(reference) if reference.mutability.is_some() => {
+                    let buffer = format_ident!("__nalgebra_{}", param);
+                    before.extend(quote!(let mut #buffer = #copied;));
+                    after.extend(quote! {
+                        for (e, a) in #ident.iter_mut().zip(#buffer) {
+                            *e = ::core::convert::From::from(a);
+                        }
+                    });
+                    args.push(quote!(&mut #buffer));
+                }
+                _ => args.push(quote!(&#copied)),
+            }
+            *typed.ty = with_user_type(&typed.ty, &user);
+            continue;
+        }
         match &*typed.ty {
             Type::Reference(reference) if reference.mutability.is_some() => {
                 let buffer = format_ident!("__nalgebra_{}", param);
@@ -258,6 +288,14 @@ fn wrapper(
             quote!(__nalgebra_result)
         };
         match user_of(k) {
+            // A slice's partial: a vector of its elements' type.
+            Some(Type::Slice(slice)) => {
+                let element = &slice.elem;
+                types.push(quote!(::autodiff::__private::vec::Vec<#element>));
+                values.push(quote! {
+                    #value.into_iter().map(::core::convert::From::from).collect()
+                });
+            }
             Some(user) => {
                 types.push(user.to_token_stream());
                 values.push(quote!(::core::convert::From::from(#value)));
