@@ -841,3 +841,166 @@ fn point_clouds_through_slices() {
     let into = cloud_spread_grad_into(&source, &centre, &mut buffer, &mut d_c);
     assert_eq!((into, buffer, d_c), (value, d_points, d_centre));
 }
+
+// ----- calls between functions of nalgebra's types ---------------------------------------
+
+/// A point turned about the vertical axis: a vector output, called by the functions below.
+#[grad(jvp, hvp)]
+fn turned(angle: f64, p: &Point3<f64>) -> Vector3<f64> {
+    let (s, c) = (angle.sin(), angle.cos());
+    Matrix3::new(c, -s, 0.0, s, c, 0.0, 0.0, 0.0, 1.0) * p.coords
+}
+
+#[grad(jvp, hvp)]
+fn pinhole(f: f64, x: &Vector3<f64>) -> Vector2<f64> {
+    Vector2::new(f * x.x / x.z, f * x.y / x.z)
+}
+
+/// The reprojection error through the two helpers: nalgebra values passed to `#[grad]`
+/// functions and returned by them (the `let`s say their types), in every mode.
+#[grad(jvp, hvp)]
+fn reprojection_by_calls(angle: f64, f: f64, p: &Point3<f64>, observed: &Vector2<f64>) -> f64 {
+    let r: Vector3<f64> = turned(angle, p);
+    let x = r + Vector3::new(0.0, 0.0, 4.0);
+    let uv: Vector2<f64> = pinhole(f, &x);
+    (uv - observed).norm_squared()
+}
+
+#[test]
+fn calls_between_functions_of_nalgebra_types() {
+    let (p, observed) = (Point3::new(0.5, -0.2, 1.0), Vector2::new(0.3, 0.1));
+    let (angle, f) = (0.3, 1.5);
+    let (value, d_angle, d_f, d_p, d_observed) =
+        reprojection_by_calls_grad(angle, f, &p, &observed);
+    assert_eq!(value, reprojection_by_calls(angle, f, &p, &observed));
+    let g = |q: &[f64]| {
+        reprojection_by_calls(
+            q[0],
+            q[1],
+            &Point3::new(q[2], q[3], q[4]),
+            &Vector2::new(q[5], q[6]),
+        )
+    };
+    let at = [angle, f, p.x, p.y, p.z, observed.x, observed.y];
+    let gradient = [
+        d_angle,
+        d_f,
+        d_p.x,
+        d_p.y,
+        d_p.z,
+        d_observed.x,
+        d_observed.y,
+    ];
+    for (i, d) in gradient.iter().enumerate() {
+        assert_close(*d, central_difference(g, &at, i), 1e-7, &format!("∂/∂p{i}"));
+    }
+    let (_, tangent) = reprojection_by_calls_jvp(
+        angle,
+        f,
+        &p,
+        &observed,
+        1.0,
+        0.5,
+        &Point3::origin(),
+        &Vector2::zeros(),
+    );
+    assert_close(tangent, d_angle + 0.5 * d_f, 1e-12, "jvp");
+    let (_, _, _, _, _, hv_angle, _, _, _) = reprojection_by_calls_hvp(
+        angle,
+        f,
+        &p,
+        &observed,
+        1.0,
+        0.0,
+        &Point3::origin(),
+        &Vector2::zeros(),
+    );
+    let h = 1e-5;
+    let slope = (reprojection_by_calls_grad(angle + h, f, &p, &observed).1
+        - reprojection_by_calls_grad(angle - h, f, &p, &observed).1)
+        / (2.0 * h);
+    assert_close(hv_angle, slope, 1e-6, "hvp");
+}
+
+// ----- forms a review found: each checked against differences -----------------------------
+
+/// An `else if` whose condition computes a vector; a closure's and a loop's parameter
+/// named like a vector parameter (numbers there); a tuple `let` of vectors that swaps; a
+/// vector declared first and assigned in branches; `clone`.
+#[grad]
+fn forms(v: &Vector3<f64>, w: &Vector3<f64>, x: &[f64], flip: bool) -> f64 {
+    let mut e = 0.0;
+    if v.x > 10.0 {
+        e = 1.0;
+    } else if (v - w).norm() > 0.5 {
+        e = (v - w).norm();
+    }
+    let doubled: f64 = x.iter().map(|v| v * 2.0).sum();
+    let mut s = 0.0;
+    for w in x.iter() {
+        s += w * 3.0;
+    }
+    let (a, b) = (v + w, v - w);
+    let (a, b) = (b, a);
+    let d: Vector3<f64>;
+    if flip {
+        d = a.component_mul(&b);
+    } else {
+        d = a * 2.0;
+    }
+    e + doubled * s + a.dot(&b) + d.clone().norm() + v.x
+}
+
+/// A dot product of 20 numbers: added in nalgebra's order, eight running sums.
+#[grad]
+fn long_dot(w: &SVector<f64, 20>, u: &SVector<f64, 20>) -> f64 {
+    w.dot(u) + w.norm()
+}
+
+/// A typed `let` gives `zeros()` its size.
+#[grad]
+fn accumulated<const N: usize>(a: &SVector<f64, N>) -> f64 {
+    let mut acc: SVector<f64, N> = SVector::zeros();
+    acc += a;
+    acc += a * 0.5;
+    acc.norm()
+}
+
+#[test]
+fn forms_found_in_review() {
+    let (v, w) = (Vector3::new(0.3, -1.2, 0.8), Vector3::new(1.1, 0.4, -0.5));
+    let x = [0.5, -0.25, 2.0];
+    for flip in [false, true] {
+        let (value, d_v, d_w, d_x) = forms_grad(&v, &w, &x, flip);
+        assert_eq!(value, forms(&v, &w, &x, flip));
+        let f = |p: &[f64]| {
+            forms(
+                &Vector3::new(p[0], p[1], p[2]),
+                &Vector3::new(p[3], p[4], p[5]),
+                &p[6..],
+                flip,
+            )
+        };
+        let at: Vec<f64> = v.iter().chain(w.iter()).chain(&x).copied().collect();
+        let gradient: Vec<f64> = d_v.iter().chain(d_w.iter()).chain(&d_x).copied().collect();
+        for (i, d) in gradient.iter().enumerate() {
+            assert_close(*d, central_difference(f, &at, i), 1e-7, &format!("∂/∂p{i}"));
+        }
+    }
+
+    let w20 = SVector::<f64, 20>::from_fn(|i, _| (0.37 * i as f64).sin());
+    let u20 = SVector::<f64, 20>::from_fn(|i, _| (0.91 * i as f64).cos());
+    let (value, d_w, d_u) = long_dot_grad(&w20, &u20);
+    assert_eq!(value.to_bits(), long_dot(&w20, &u20).to_bits());
+    assert_eq!(d_u, w20);
+    for i in 0..20 {
+        assert_close(d_w[i], u20[i] + w20[i] / w20.norm(), 1e-15, "∂/∂w");
+    }
+
+    let a = SVector::<f64, 4>::new(0.5, -1.0, 2.0, 0.25);
+    let (value, d_a) = accumulated_grad(&a);
+    assert_close(value, 1.5 * a.norm(), 1e-15, "value");
+    for i in 0..4 {
+        assert_close(d_a[i], 1.5 * a[i] / a.norm(), 1e-15, "∂/∂a");
+    }
+}

@@ -37,7 +37,7 @@ pub fn grad(facade: syn::Path, args: TokenStream, item: TokenStream) -> TokenStr
     let self_ty = method.then(|| syn::parse_quote!(Self));
     let original = unused_allowed(function.clone());
     let mut function = function;
-    if crate::nalgebra::uses(&function) {
+    if self_ty.is_none() && crate::nalgebra::uses(&function) {
         if let Err(error) = crate::nalgebra::rewrite_body(&mut function) {
             // Stand-ins for callers, as after any other error.
             let facade = args::parse(args.clone())
@@ -461,6 +461,13 @@ fn struct_output_type(function: &ItemFn, self_ty: Option<&Type>) -> Option<Type>
 }
 
 fn try_expand(args: TokenStream, function: ItemFn, context: &Context) -> syn::Result<TokenStream> {
+    if context.self_ty.is_some() && crate::nalgebra::uses(&function) {
+        return Err(syn::Error::new_spanned(
+            &function.sig,
+            "#[grad] supports nalgebra's types in free functions, not yet in methods; write \
+             the method's computation as a free `#[grad]` function and call it",
+        ));
+    }
     if crate::nalgebra::in_signature(&function) {
         return crate::nalgebra::wrapped(args, &function, |args, twin| {
             try_expand(args, twin, context)
@@ -668,8 +675,49 @@ fn struct_output_stub(
 /// A body-less stand-in for `<name>_grad` when the signature itself is fine, with the
 /// partials `wrt(..)` asks for, so that callers see no second error.
 fn stub(function: &ItemFn, args: TokenStream, context: &Context) -> TokenStream {
-    if crate::nalgebra::in_signature(function) {
-        return crate::nalgebra::wrapped(args, function, |args, twin| {
+    if context.self_ty.is_some() && crate::nalgebra::uses(function) {
+        // A method of nalgebra's types (an error): its `_grad` with the method's own
+        // parameters and the value and partials of their types, so that its callers
+        // type-check.
+        let parsed = args::parse(args).unwrap_or_default();
+        let partials = function.sig.inputs.iter().filter_map(|input| match input {
+            FnArg::Typed(typed) => {
+                let syn::Pat::Ident(pat) = &*typed.pat else {
+                    return None;
+                };
+                let chosen = match &parsed.wrt {
+                    Some(wrt) => wrt.contains(&pat.ident),
+                    None => {
+                        !crate::types::is_integer(referenced(&typed.ty))
+                            && !matches!(referenced(&typed.ty), Type::Path(p) if p.path.is_ident("bool"))
+                    }
+                };
+                chosen.then(|| referenced(&typed.ty).clone())
+            }
+            FnArg::Receiver(_) => None,
+        });
+        let value = match &function.sig.output {
+            syn::ReturnType::Type(_, ty) => quote!(#ty),
+            syn::ReturnType::Default => quote!(()),
+        };
+        let mut signature = function.sig.clone();
+        signature.ident = quote::format_ident!(
+            "{}_grad",
+            function.sig.ident,
+            span = function.sig.ident.span()
+        );
+        signature.output = syn::parse_quote!(-> (#value, #(#partials),*));
+        let vis = &function.vis;
+        return quote! {
+            #[allow(unused_variables, dead_code)]
+            #vis #signature { ::core::unreachable!() }
+        };
+    }
+    if context.self_ty.is_none() && crate::nalgebra::in_signature(function) {
+        // The twin's body, the user's, would only repeat the compiler's errors about it.
+        let mut function = function.clone();
+        function.block = syn::parse_quote!({ ::core::unreachable!() });
+        return crate::nalgebra::wrapped(args, &function, |args, twin| {
             Ok(stub(&twin, args, context))
         })
         .unwrap_or_default();

@@ -5,8 +5,9 @@ fn length(v: Vector2<f64>) -> f64 {
     v.norm()
 }
 
-// A nalgebra value passed to a function: the call's pullback would need the function's
-// derivative in nalgebra's types, which is not generated yet.
+// A nalgebra value passed to a function that is not `#[grad]`: the call goes to the
+// function's twin in arrays and its pullback, which only `#[grad]` generates; rustc's
+// error names the pullback, under the call.
 #[grad]
 fn stretched(x: f64, y: f64) -> f64 {
     let v = Vector2::new(x, 2.0 * y);

@@ -27,6 +27,10 @@ enum Yield {
 /// Sizes up to this are written out; larger ones, and sizes named by constants, are loops.
 const WRITTEN_OUT: usize = 16;
 
+/// Dot products and norms of integer sizes up to this are written out in nalgebra's order
+/// of additions (so their values are nalgebra's bit for bit).
+const WRITTEN_OUT_SUMS: usize = 256;
+
 /// The rewriting of one function's body.
 pub struct Rewriter {
     /// The type of the numbers (`f64`).
@@ -138,6 +142,22 @@ impl Rewriter {
         }
     }
 
+    /// Binds every name of `pat` as a number (shadowing a nalgebra value of that name).
+    fn bind_numbers(&mut self, pat: &Pat) {
+        struct Names(Vec<String>);
+        impl<'ast> syn::visit::Visit<'ast> for Names {
+            fn visit_pat_ident(&mut self, ident: &'ast syn::PatIdent) {
+                self.0.push(ident.ident.to_string());
+                syn::visit::visit_pat_ident(self, ident);
+            }
+        }
+        let mut names = Names(Vec::new());
+        syn::visit::Visit::visit_pat(&mut names, pat);
+        for name in names.0 {
+            self.bind(name, Shape::Scalar);
+        }
+    }
+
     /// Binds the names of `pat` to the shapes `yielded` gives them, in the current scope.
     fn bind_pattern(&mut self, pat: &Pat, yielded: &Yield) {
         match (pat, yielded) {
@@ -189,22 +209,89 @@ impl Rewriter {
                     }
                     _ => None,
                 };
+                // `let r: Matrix3<f64> = rotation(angle);`: a function returning a nalgebra
+                // value returns its array through its twin.
+                if declared.is_some() {
+                    if let Some(init) = &mut local.init {
+                        if let Expr::Call(call) = &mut *init.expr {
+                            if let Expr::Path(path) = &mut *call.func {
+                                let constructor =
+                                    super::shape::of_constructor(&path.path).is_some();
+                                if !constructor && path.qself.is_none() {
+                                    if let Some(last) = path.path.segments.last_mut() {
+                                        last.ident = twin_ident(&last.ident);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                // `let (s, d) = (a + b, a - b);`: one `let` per element, through
+                // temporaries (so `let (a, b) = (b, a);` swaps).
+                if let (Pat::Tuple(tuple), Some(init)) = (&local.pat, &local.init) {
+                    if let Expr::Tuple(values) = &*init.expr {
+                        if tuple.elems.len() == values.elems.len() && init.diverge.is_none() {
+                            return (self.split_tuple(tuple, values), Shape::Scalar);
+                        }
+                    }
+                }
+                // `let mut acc: SVector<f64, N> = SVector::zeros();`: the size from the type.
+                let built = match (&declared, local.init.as_mut()) {
+                    (Some(shape), Some(init)) => match &*init.expr {
+                        Expr::Call(call) => match &*call.func {
+                            Expr::Path(path) => match super::shape::of_constructor(&path.path) {
+                                Some((None, function)) => {
+                                    let args: Vec<Expr> = call.args.iter().cloned().collect();
+                                    let path = path.path.clone();
+                                    self.constructor(
+                                        Some(shape.clone()),
+                                        &function,
+                                        &args,
+                                        &path,
+                                        &mut pre,
+                                    )
+                                    .map(|(built, _)| built)
+                                }
+                                _ => None,
+                            },
+                            _ => None,
+                        },
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                if let (Some(built), Some(init)) = (built, local.init.as_mut()) {
+                    *init.expr = built;
+                }
                 let init = local
                     .init
                     .as_mut()
                     .map(|init| self.expr(&mut init.expr, &mut pre));
+                // `let v: Vector3<f64>;`, assigned later: a local of zeros, assigned whole.
+                if let (Some(shape), None) = (&declared, &local.init) {
+                    let zeros = filled_with(shape, &quote!(0.0));
+                    local.init = Some(syn::LocalInit {
+                        eq_token: Default::default(),
+                        expr: Box::new(syn::parse_quote!(#zeros)),
+                        diverge: None,
+                    });
+                    make_mut(&mut local.pat);
+                }
                 let shape = declared.or(init).unwrap_or(Shape::Scalar);
                 // `let v = w;` of a vector: a copy of its elements.
                 if let Some(name) = pattern_name(&local.pat) {
                     self.bind(name, shape.clone());
-                } else if shape.is_array() {
-                    self.errors.at(
-                        &local.pat,
-                        format!(
-                            "#[grad] binds {} to a name (`let v = …;`), not a pattern",
-                            shape.describe()
-                        ),
-                    );
+                } else {
+                    self.bind_numbers(&local.pat);
+                    if shape.is_array() {
+                        self.errors.at(
+                            &local.pat,
+                            format!(
+                                "#[grad] binds {} to a name (`let v = …;`), not a pattern",
+                                shape.describe()
+                            ),
+                        );
+                    }
                 }
                 let mut out = pre.unwrap_or_default();
                 out.push(Stmt::Local(local));
@@ -225,6 +312,24 @@ impl Rewriter {
         }
     }
 
+    /// `let (a, b) = (x, y);` as `let t1 = x; let t2 = y; let a = t1; let b = t2;`,
+    /// each rewritten.
+    fn split_tuple(&mut self, pats: &syn::PatTuple, values: &syn::ExprTuple) -> Vec<Stmt> {
+        let mut out = Vec::new();
+        let mut temporaries = Vec::new();
+        for value in &values.elems {
+            let name = self.fresh("t");
+            let (stmts, _) = self.stmt(syn::parse_quote!(let #name = #value;));
+            out.extend(stmts);
+            temporaries.push(name);
+        }
+        for (pat, name) in pats.elems.iter().zip(temporaries) {
+            let (stmts, _) = self.stmt(syn::parse_quote!(let #pat = #name;));
+            out.extend(stmts);
+        }
+        out
+    }
+
     /// `v = e;`, `v += e;`, `v -= e;`, `v *= s;`, `v /= s;` of a whole vector or matrix
     /// `v`: element by element. `None` for any other statement.
     fn assignment(&mut self, expr: &Expr) -> Option<Vec<Stmt>> {
@@ -242,6 +347,10 @@ impl Rewriter {
                 (&*binary.left, &*binary.right, Some(binary.op))
             }
             _ => return None,
+        };
+        let lhs = match lhs {
+            Expr::Unary(unary) if matches!(unary.op, UnOp::Deref(_)) => &*unary.expr,
+            lhs => lhs,
         };
         let Expr::Path(path) = lhs else {
             return None;
@@ -313,9 +422,10 @@ impl Rewriter {
                 }
                 self.errors.at(
                     &expr,
-                    "#[grad] computes nalgebra values of a `while` condition once per turn \
-                     in the loop: bind this to a `let` inside the loop and test it there \
-                     (`loop { let d = …; if … { break; } … }`)",
+                    "#[grad] computes a nalgebra value with `let`s before the statement that \
+                     uses it, which a `while` condition (evaluated at each turn) or a match \
+                     guard does not have: bind it to a `let` inside the loop (`loop { let d \
+                     = …; if … { break; } … }`) or in the arm",
                 );
                 Ident::new("__nalgebra_error", Span::call_site())
             }
@@ -433,8 +543,9 @@ impl Rewriter {
             None => {
                 self.errors.at(
                     quote!(#name),
-                    "#[grad] computes nalgebra values of a `while` condition once per turn in \
-                     the loop: bind this to a `let` inside the loop and test it there",
+                    "#[grad] computes a nalgebra value with `let`s before the statement that \
+                     uses it, which a `while` condition or a match guard does not have: bind \
+                     it to a `let` inside the loop or in the arm",
                 );
                 syn::parse_quote!(#name)
             }
@@ -467,8 +578,9 @@ impl Rewriter {
                     Some(pre) => pre.extend(stmts),
                     None => self.errors.at(
                         len,
-                        "#[grad] computes nalgebra values of a `while` condition once per \
-                         turn in the loop: bind this to a `let` inside the loop",
+                        "#[grad] computes a nalgebra value with `let`s before the statement \
+                         that uses it, which a `while` condition or a match guard does not \
+                         have: bind it to a `let` inside the loop or in the arm",
                     ),
                 }
                 syn::parse_quote!(#sum)
@@ -485,7 +597,7 @@ impl Rewriter {
         pre: &mut Pre,
         term: impl Fn(&TokenStream) -> TokenStream,
     ) -> Expr {
-        let Some(n) = small(len) else {
+        let Some(n) = integer(len).filter(|&n| n <= WRITTEN_OUT_SUMS) else {
             return self.sum(len, pre, term);
         };
         let p = |k: usize| term(&quote!(#k));
@@ -541,8 +653,9 @@ impl Rewriter {
                         Some(pre) => pre.extend(stmts),
                         None => self.errors.at(
                             rows,
-                            "#[grad] computes nalgebra values of a `while` condition once \
-                             per turn in the loop: bind this to a `let` inside the loop",
+                            "#[grad] computes a nalgebra value with `let`s before the statement \
+                             that uses it, which a `while` condition or a match guard does \
+                             not have: bind it to a `let` inside the loop or in the arm",
                         ),
                     }
                     syn::parse_quote!(#sum)
@@ -593,14 +706,29 @@ impl Rewriter {
                 {
                     Some(done) => done,
                     None => {
-                        let message = format!(
-                            "#[grad] does not support `{}` of {} and {} (supported: `+` and \
-                             `-` of the same shape, `*` of a matrix and a vector or matrix, \
-                             `*` and `/` by a number)",
-                            binary.op.to_token_stream(),
-                            left.describe(),
-                            right.describe()
-                        );
+                        let unknown = matches!(binary.op, BinOp::Add(_) | BinOp::Sub(_))
+                            && left.is_array() != right.is_array();
+                        let message = if unknown {
+                            format!(
+                                "#[grad] sees `{}` of {} and {}: where the number is a \
+                                 nalgebra value whose type it cannot see (a constant, a \
+                                 struct's field, a call without a `let` of its type), build \
+                                 it in the function (`Vector3::new(..)`) or write its type on \
+                                 a `let`",
+                                binary.op.to_token_stream(),
+                                left.describe(),
+                                right.describe()
+                            )
+                        } else {
+                            format!(
+                                "#[grad] does not support `{}` of {} and {} (supported: `+` \
+                                 and `-` of the same shape, `*` of a matrix and a vector or \
+                                 matrix, `*` and `/` by a number)",
+                                binary.op.to_token_stream(),
+                                left.describe(),
+                                right.describe()
+                            )
+                        };
                         self.errors.at(binary.op, message);
                         return Shape::Scalar;
                     }
@@ -697,6 +825,23 @@ impl Rewriter {
                         );
                         Shape::Scalar
                     }
+                    None if matches!(
+                        call.method.to_string().as_str(),
+                        "dot" | "cross" | "component_mul" | "component_div"
+                    ) && args.first().is_some_and(|arg| !arg.same_lengths(&shape)) =>
+                    {
+                        let message = format!(
+                            "#[grad] sees `.{}(..)` of {} and {}: the argument must be a \
+                             vector of the same length (a value whose type #[grad] cannot see, \
+                             a constant or a struct's field, reads as a number: build it in \
+                             the function or write its type on a `let`)",
+                            call.method,
+                            shape.describe(),
+                            args.first().map(Shape::describe).unwrap_or_default()
+                        );
+                        self.errors.at(&call.method, message);
+                        Shape::Scalar
+                    }
                     None => {
                         let name = call.method.to_string();
                         self.errors.at(
@@ -731,8 +876,20 @@ impl Rewriter {
                         };
                     }
                 }
-                if let Some(arg) = args.iter().position(Shape::is_array) {
-                    return self.passed(&call.args[arg], &args[arg]);
+                if args.iter().any(Shape::is_array) {
+                    // A `#[grad]` function of nalgebra's types: its twin in arrays, with
+                    // what the pipeline generated for it.
+                    match &mut *call.func {
+                        Expr::Path(path) if path.qself.is_none() => {
+                            if let Some(last) = path.path.segments.last_mut() {
+                                last.ident = twin_ident(&last.ident);
+                            }
+                        }
+                        _ => {
+                            let arg = args.iter().position(Shape::is_array).unwrap_or(0);
+                            return self.passed(&call.args[arg], &args[arg]);
+                        }
+                    }
                 }
                 Shape::Scalar
             }
@@ -740,8 +897,9 @@ impl Rewriter {
                 self.expr(&mut expr_if.cond, pre);
                 let then = self.block(&mut expr_if.then_branch);
                 if let Some((_, otherwise)) = &mut expr_if.else_branch {
-                    let mut none = Some(Vec::new());
-                    self.expr(otherwise, &mut none);
+                    // An `else if`'s condition, computed before the `if` (it has no
+                    // effects, and nothing it reads changes unless the first branch runs).
+                    self.expr(otherwise, pre);
                 }
                 if then.is_array() {
                     self.errors.at(
@@ -753,7 +911,17 @@ impl Rewriter {
                 }
                 Shape::Scalar
             }
-            Expr::Block(block) => self.block(&mut block.block),
+            Expr::Block(block) => {
+                let shape = self.block(&mut block.block);
+                if shape.is_array() {
+                    self.errors.push(syn::Error::new(
+                        block.block.brace_token.span.join(),
+                        "#[grad] does not support a block whose value is a nalgebra type: \
+                         compute the value with `let`s before it",
+                    ));
+                }
+                Shape::Scalar
+            }
             Expr::While(expr_while) => {
                 let mut none: Pre = None;
                 self.expr(&mut expr_while.cond, &mut none);
@@ -764,6 +932,7 @@ impl Rewriter {
                 let yielded = self.yields(&expr_for.expr);
                 self.expr(&mut expr_for.expr, pre);
                 self.scopes.push(HashMap::new());
+                self.bind_numbers(&expr_for.pat);
                 if let Some(yielded) = &yielded {
                     self.bind_pattern(&expr_for.pat, yielded);
                 }
@@ -776,8 +945,13 @@ impl Rewriter {
                 Shape::Scalar
             }
             Expr::Closure(closure) => {
+                self.scopes.push(HashMap::new());
+                for input in &closure.inputs {
+                    self.bind_numbers(input);
+                }
                 let mut inner = Some(Vec::new());
                 let shape = self.expr(&mut closure.body, &mut inner);
+                self.scopes.pop();
                 let stmts = inner.unwrap_or_default();
                 if !stmts.is_empty() {
                     let body = &closure.body;
@@ -845,6 +1019,9 @@ impl Rewriter {
             match arg {
                 Expr::Closure(closure) => {
                     self.scopes.push(HashMap::new());
+                    for input in &closure.inputs {
+                        self.bind_numbers(input);
+                    }
                     if let Some(pat) = closure.inputs.iter().nth(position) {
                         let pat = pat.clone();
                         self.bind_pattern(&pat, &yielded);
@@ -872,13 +1049,14 @@ impl Rewriter {
         Some(Shape::Scalar)
     }
 
-    /// The error for a nalgebra value passed to a function.
+    /// The error for a nalgebra value passed to what is not a function's path.
     fn passed(&mut self, arg: &Expr, shape: &Shape) -> Shape {
         self.errors.at(
             arg,
             format!(
-                "#[grad] does not pass nalgebra values to functions yet (this is {}); pass its \
-                 elements, or call the function outside the #[grad] function",
+                "#[grad] passes nalgebra values (this is {}) to functions named by a path, \
+                 `#[grad]` functions of nalgebra's types; pass its elements, or call this \
+                 outside the #[grad] function",
                 shape.describe()
             ),
         );
@@ -1058,6 +1236,7 @@ impl Rewriter {
             }
         };
         match (name.as_str(), args) {
+            ("clone" | "to_owned" | "into_owned", []) => Some((receiver, shape.clone())),
             ("dot", [other]) if shape.same_lengths(other) => {
                 let len = elements(shape)?;
                 let a = self.operand(receiver, pre).to_token_stream();
@@ -1260,6 +1439,25 @@ impl Rewriter {
     }
 }
 
+/// The name of the twin in arrays of a function of nalgebra's types, where the user wrote
+/// `ident` (see [`super::twin`]).
+fn twin_ident(ident: &Ident) -> Ident {
+    let name = ident.to_string();
+    if name.ends_with("_nalgebra") {
+        return ident.clone(); // named already
+    }
+    format_ident!("{}_nalgebra", ident, span = ident.span())
+}
+
+/// `mut` on the name a `let` binds.
+fn make_mut(pat: &mut Pat) {
+    match pat {
+        Pat::Ident(ident) => ident.mutability = Some(Default::default()),
+        Pat::Type(typed) => make_mut(&mut typed.pat),
+        _ => {}
+    }
+}
+
 /// `[value; len]`, nested for a matrix.
 fn filled_with(shape: &Shape, value: &TokenStream) -> TokenStream {
     match shape {
@@ -1280,10 +1478,14 @@ fn at(name: &TokenStream, shape: &Shape, i: &TokenStream, j: &TokenStream) -> To
 
 /// A size that is an integer small enough to write out.
 fn small(len: &TokenStream) -> Option<usize> {
+    integer(len).filter(|&n| n <= WRITTEN_OUT)
+}
+
+/// A size that is an integer.
+fn integer(len: &TokenStream) -> Option<usize> {
     syn::parse2::<syn::LitInt>(len.clone())
         .ok()
         .and_then(|lit| lit.base10_parse::<usize>().ok())
-        .filter(|&n| n <= WRITTEN_OUT)
 }
 
 /// The name a `let` binds, `v` of `let v`, `let mut v`, `let v: T`.

@@ -9,7 +9,9 @@
 //! as any code over arrays, in every mode.
 //!
 //! A function with such types in its signature goes through the pipeline as a hidden
-//! twin, `__f_nalgebra`, whose signature has the arrays; each function generated for it
+//! twin, `f_nalgebra` (hidden; named so that rustc's error for a call of a function
+//! that is not `#[grad]` reads "cannot find function `g_nalgebra_vjp`", as it reads
+//! `g_vjp` for numbers), whose signature has the arrays; each function generated for it
 //! gets a function of the user's name whose signature has the user's types, converting
 //! at the boundary with nalgebra's own `From` impls between these types and arrays
 //! ([`wrap`]). The generated code never names nalgebra, so it works with whichever
@@ -137,10 +139,10 @@ pub fn rewrite_body(function: &mut ItemFn) -> syn::Result<()> {
 }
 
 /// The twin of `function` whose signature has arrays for nalgebra's types, named
-/// `__f_nalgebra`.
+/// `f_nalgebra`.
 fn twin(function: &ItemFn) -> ItemFn {
     let mut twin = function.clone();
-    twin.sig.ident = quote::format_ident!("__{}_nalgebra", function.sig.ident);
+    twin.sig.ident = quote::format_ident!("{}_nalgebra", function.sig.ident);
     for input in &mut twin.sig.inputs {
         if let FnArg::Typed(typed) = input {
             *typed.ty = arrays(&typed.ty);

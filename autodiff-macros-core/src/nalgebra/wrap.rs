@@ -1,6 +1,6 @@
 //! The functions of the user's types around what the pipeline generated for the twin in
 //! arrays: `f_grad(p: &Vector3<f64>) -> (f64, Vector3<f64>)` calls
-//! `__f_nalgebra_grad(p: &[f64; 3]) -> (f64, [f64; 3])`, converting each argument and
+//! `f_nalgebra_grad(p: &[f64; 3]) -> (f64, [f64; 3])`, converting each argument and
 //! result of a nalgebra type with nalgebra's `From` impls (a vector is its array, a matrix
 //! its columns: nothing is reordered).
 //!
@@ -37,10 +37,19 @@ pub fn wrappers(
     let twin_name = twin.sig.ident.to_string();
     let file: syn::File = syn::parse2(expansion.clone())?;
     let mut out = TokenStream::new();
-    if crate::types::mentions(expansion, &|ident| *ident == twin.sig.ident) {
+    // The twin itself: the generated code calls it, and so do the twins of callers that
+    // pass nalgebra values to it.
+    {
         out.extend(quote! {
             #[doc(hidden)]
-            #[allow(dead_code, non_snake_case, unused_parens, clippy::all, clippy::pedantic)]
+            #[allow(
+                dead_code,
+                non_snake_case,
+                unused_parens,
+                unused_variables,
+                clippy::all,
+                clippy::pedantic
+            )]
             #twin
         });
     }
@@ -183,7 +192,10 @@ fn wrapper(
     let mut before = TokenStream::new();
     let mut after = TokenStream::new();
     let mut args = Vec::new();
-    for input in &mut sig.inputs {
+    // The original parameters come first, in order; then tangents, directions, the seed
+    // and buffers, named after them.
+    let originals: Vec<Option<String>> = function.sig.inputs.iter().map(param_name).collect();
+    for (position, input) in sig.inputs.iter_mut().enumerate() {
         let FnArg::Typed(typed) = input else {
             continue;
         };
@@ -193,15 +205,23 @@ fn wrapper(
         // The generated name, with its hygiene.
         let ident = pat.ident.clone();
         let param = ident.to_string();
-        let source = ["t_", "v_", "d_"]
-            .iter()
-            .find_map(|prefix| {
-                param
-                    .strip_prefix(prefix)
-                    .and_then(|original| user_type(function, original))
-            })
-            .or_else(|| user_type(function, &param))
-            .or_else(|| (param == "seed").then(|| output_type(function)).flatten());
+        let source = match originals.get(position) {
+            Some(original) => original
+                .as_deref()
+                .and_then(|original| user_type(function, original)),
+            None => ["t_", "v_", "d_"]
+                .iter()
+                .find_map(|prefix| {
+                    param
+                        .strip_prefix(prefix)
+                        .and_then(|original| user_type(function, original))
+                })
+                .or_else(|| {
+                    // The pullback's seed, right after the parameters, has the output's type.
+                    let seed = suffix == "vjp" && position == originals.len();
+                    seed.then(|| output_type(function)).flatten()
+                }),
+        };
         let Some(user) = source else {
             args.push(quote!(#ident));
             continue;
@@ -287,7 +307,11 @@ fn wrapper(
         } else {
             quote!(__nalgebra_result)
         };
-        match user_of(k) {
+        // Only arrays (and vectors of them) stand for nalgebra's types; anything else at
+        // that position (a stand-in's placeholder) stays as generated.
+        let arrays = matches!(ty, Type::Array(_) | Type::Path(_))
+            && crate::types::scalar_float(ty).is_none();
+        match user_of(k).filter(|_| arrays) {
             // A slice's partial: a vector of its elements' type.
             Some(Type::Slice(slice)) => {
                 let element = &slice.elem;
