@@ -927,6 +927,7 @@ fn calls_between_functions_of_nalgebra_types() {
 /// An `else if` whose condition computes a vector; a closure's and a loop's parameter
 /// named like a vector parameter (numbers there); a tuple `let` of vectors that swaps; a
 /// vector declared first and assigned in branches; `clone`.
+#[allow(clippy::needless_late_init)] // written as the guide's advice for branches reads
 #[grad]
 fn forms(v: &Vector3<f64>, w: &Vector3<f64>, x: &[f64], flip: bool) -> f64 {
     let mut e = 0.0;

@@ -79,8 +79,9 @@ pub fn wrappers(
     Ok(out)
 }
 
-/// A twin's generated function, hidden: its generic function is the documented one.
-fn hidden(item: &ItemFn) -> TokenStream {
+/// A twin's generated function, hidden: the function of the user's name around it is the
+/// documented one.
+pub(crate) fn hidden(item: &ItemFn) -> TokenStream {
     let mut item = item.clone();
     item.attrs
         .retain(|attribute| !attribute.path().is_ident("doc"));

@@ -398,6 +398,21 @@ impl Rewriter {
         Some(stmts)
     }
 
+    /// Places `stmts` before the statement being rewritten, or reports at `at` that there
+    /// is no such place (a `while` condition, a match guard).
+    fn place(&mut self, stmts: Vec<Stmt>, pre: &mut Pre, at: impl ToTokens) {
+        match pre {
+            Some(pre) => pre.extend(stmts),
+            None => self.errors.at(
+                at,
+                "#[grad] computes a nalgebra value with `let`s before the statement that \
+                 uses it, which a `while` condition (evaluated at each turn) or a match guard \
+                 does not have: bind it to a `let` inside the loop (`loop { let d = …; if … \
+                 { break; } … }`) or in the arm",
+            ),
+        }
+    }
+
     /// Binds `expr` (an array) to a name by a `let` in `stmts`, unless it is one.
     fn named(&mut self, expr: Expr, stmts: &mut Vec<Stmt>) -> Ident {
         if let Expr::Path(path) = &expr {
@@ -420,13 +435,7 @@ impl Rewriter {
                         return ident.clone();
                     }
                 }
-                self.errors.at(
-                    &expr,
-                    "#[grad] computes a nalgebra value with `let`s before the statement that \
-                     uses it, which a `while` condition (evaluated at each turn) or a match \
-                     guard does not have: bind it to a `let` inside the loop (`loop { let d \
-                     = …; if … { break; } … }`) or in the arm",
-                );
+                self.place(Vec::new(), &mut None, &expr);
                 Ident::new("__nalgebra_error", Span::call_site())
             }
         }
@@ -535,21 +544,8 @@ impl Rewriter {
                 for #j in 0..#cols { for #i in 0..#rows { #body } }
             }),
         };
-        match pre {
-            Some(pre) => {
-                pre.extend(stmts);
-                syn::parse_quote!(#name)
-            }
-            None => {
-                self.errors.at(
-                    quote!(#name),
-                    "#[grad] computes a nalgebra value with `let`s before the statement that \
-                     uses it, which a `while` condition or a match guard does not have: bind \
-                     it to a `let` inside the loop or in the arm",
-                );
-                syn::parse_quote!(#name)
-            }
-        }
+        self.place(stmts, pre, &name);
+        syn::parse_quote!(#name)
     }
 
     /// `Σ term(k)` for `k` in `0..len`: written out for small sizes, else a local summed by
@@ -574,15 +570,7 @@ impl Rewriter {
                     let mut #sum: #real = 0.0;
                     for #k in 0..#len { #sum += #value; }
                 });
-                match pre {
-                    Some(pre) => pre.extend(stmts),
-                    None => self.errors.at(
-                        len,
-                        "#[grad] computes a nalgebra value with `let`s before the statement \
-                         that uses it, which a `while` condition or a match guard does not \
-                         have: bind it to a `let` inside the loop or in the arm",
-                    ),
-                }
+                self.place(stmts, pre, len);
                 syn::parse_quote!(#sum)
             }
         }
@@ -649,15 +637,7 @@ impl Rewriter {
                         let mut #sum: #real = 0.0;
                         for #j in 0..#cols { for #i in 0..#rows { #sum += #value; } }
                     });
-                    match pre {
-                        Some(pre) => pre.extend(stmts),
-                        None => self.errors.at(
-                            rows,
-                            "#[grad] computes a nalgebra value with `let`s before the statement \
-                             that uses it, which a `while` condition or a match guard does \
-                             not have: bind it to a `let` inside the loop or in the arm",
-                        ),
-                    }
+                    self.place(stmts, pre, rows);
                     syn::parse_quote!(#sum)
                 }
             },

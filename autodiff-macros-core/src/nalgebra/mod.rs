@@ -63,25 +63,23 @@ pub fn in_signature(function: &ItemFn) -> bool {
 
 /// The parameters that are slices of nalgebra's types: name and element shape.
 fn slice_params(function: &ItemFn) -> HashMap<String, Shape> {
-    function
-        .sig
-        .inputs
-        .iter()
-        .filter_map(|input| match input {
-            FnArg::Typed(typed) => {
-                let Pat::Ident(ident) = &*typed.pat else {
-                    return None;
-                };
-                let (shape, _) = shape::of_slice(&typed.ty)?;
-                Some((ident.ident.to_string(), shape))
-            }
-            FnArg::Receiver(_) => None,
-        })
+    typed_params(function, shape::of_slice)
+        .into_iter()
+        .map(|(name, shape, _)| (name, shape))
         .collect()
 }
 
 /// The parameters of nalgebra types: name, shape and number type.
 fn params(function: &ItemFn) -> Vec<(String, Shape, Type)> {
+    typed_params(function, shape::of_type)
+}
+
+/// The parameters, named by an identifier, whose type `read` reads: name, shape and
+/// number type.
+fn typed_params(
+    function: &ItemFn,
+    read: impl Fn(&Type) -> Option<(Shape, Type)>,
+) -> Vec<(String, Shape, Type)> {
     function
         .sig
         .inputs
@@ -91,7 +89,7 @@ fn params(function: &ItemFn) -> Vec<(String, Shape, Type)> {
                 let Pat::Ident(ident) = &*typed.pat else {
                     return None;
                 };
-                let (shape, real) = shape::of_type(&typed.ty)?;
+                let (shape, real) = read(&typed.ty)?;
                 Some((ident.ident.to_string(), shape, real))
             }
             FnArg::Receiver(_) => None,

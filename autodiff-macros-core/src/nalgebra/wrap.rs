@@ -63,7 +63,7 @@ pub fn wrappers(
                     .and_then(|rest| rest.strip_prefix('_'))
                     .filter(|suffix| PUBLIC.contains(suffix))
                     .map(str::to_string);
-                out.extend(hidden(&item));
+                out.extend(crate::generic::hidden(&item));
                 if let Some(suffix) = suffix {
                     generated.push((suffix, item));
                 }
@@ -86,18 +86,6 @@ pub fn wrappers(
         ));
     }
     Ok(out)
-}
-
-/// A generated function, hidden.
-fn hidden(item: &ItemFn) -> TokenStream {
-    let mut item = item.clone();
-    item.attrs
-        .retain(|attribute| !attribute.path().is_ident("doc"));
-    quote! {
-        #[doc(hidden)]
-        #[allow(dead_code, clippy::all, clippy::pedantic)]
-        #item
-    }
 }
 
 /// The differentiated parameters, in order: those with a buffer `d_x` in `_grad_into`
