@@ -11,7 +11,7 @@ mod common;
 
 use autodiff::prelude::*;
 use common::{assert_close, central_difference};
-use nalgebra::{Matrix2x3, Matrix3, Matrix4, Point3, SMatrix, SVector, Vector2, Vector3};
+use nalgebra::{DVector, Matrix2x3, Matrix3, Matrix4, Point3, SMatrix, SVector, Vector2, Vector3};
 
 /// The directional derivative of a vector function of a flat point along `t`, by a
 /// central difference.
@@ -1004,4 +1004,70 @@ fn forms_found_in_review() {
     for i in 0..4 {
         assert_close(d_a[i], 1.5 * a[i] / a.norm(), 1e-15, "∂/∂a");
     }
+}
+
+// ----- `DVector`: vectors of run-time length ------------------------------------------------
+
+/// A ridge-regression term over vectors of run-time length: `dot`, products by numbers,
+/// `+=`, `norm_squared`, `component_mul`, `sum`, an element and the length.
+#[grad(jvp)]
+fn ridge(w: &DVector<f64>, x: &DVector<f64>, y: f64, lambda: f64) -> f64 {
+    let r = w.dot(x) - y;
+    let mut scaled = w * lambda;
+    scaled += x * 0.5;
+    r * r + scaled.norm_squared() + w.component_mul(x).sum() + w[0] * w.len() as f64
+}
+
+/// A `DVector` output, built from `zeros(n)` and normalized: its pullback takes a seed
+/// of its type and writes into buffers of the parameters' types.
+#[grad]
+fn direction(w: &DVector<f64>, s: f64) -> DVector<f64> {
+    let z: DVector<f64> = DVector::zeros(w.len());
+    let out = w * s - z;
+    out.normalize()
+}
+
+#[test]
+fn vectors_of_run_time_length() {
+    let w = DVector::from_vec(vec![0.5, -1.0, 2.0, 0.3, 1.1]);
+    let x = DVector::from_vec(vec![1.0, 0.2, -0.4, 0.8, -0.6]);
+    let (value, d_w, d_x, d_y, d_lambda) = ridge_grad(&w, &x, 0.7, 0.1);
+    assert_close(value, ridge(&w, &x, 0.7, 0.1), 1e-15, "value");
+    let n = w.len();
+    let f = |p: &[f64]| {
+        ridge(
+            &DVector::from_column_slice(&p[..n]),
+            &DVector::from_column_slice(&p[n..2 * n]),
+            p[2 * n],
+            p[2 * n + 1],
+        )
+    };
+    let at: Vec<f64> = w
+        .iter()
+        .chain(x.iter())
+        .copied()
+        .chain([0.7, 0.1])
+        .collect();
+    let gradient: Vec<f64> = d_w
+        .iter()
+        .chain(d_x.iter())
+        .copied()
+        .chain([d_y, d_lambda])
+        .collect();
+    for (i, d) in gradient.iter().enumerate() {
+        assert_close(*d, central_difference(f, &at, i), 1e-7, &format!("∂/∂p{i}"));
+    }
+    let (_, tangent) = ridge_jvp(&w, &x, 0.7, 0.1, &x, &w, 1.0, 0.0);
+    assert_close(tangent, d_w.dot(&x) + d_x.dot(&w) + d_y, 1e-12, "jvp");
+
+    let seed = DVector::from_vec(vec![1.0, 0.0, -0.5, 0.0, 2.0]);
+    let (mut d_w, mut d_s) = (DVector::zeros(n), 0.0);
+    let out = direction_vjp(&w, 2.0, &seed, &mut d_w, &mut d_s);
+    assert_eq!(out, direction(&w, 2.0));
+    let g = |p: &[f64]| direction(&DVector::from_column_slice(&p[..n]), p[n]).dot(&seed);
+    let at: Vec<f64> = w.iter().copied().chain([2.0]).collect();
+    for i in 0..n {
+        assert_close(d_w[i], central_difference(g, &at, i), 1e-7, "∂/∂w");
+    }
+    assert_close(d_s, central_difference(g, &at, n), 1e-7, "∂/∂s");
 }

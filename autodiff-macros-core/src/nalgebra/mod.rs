@@ -129,7 +129,15 @@ pub fn rewrite_body(function: &mut ItemFn) -> syn::Result<()> {
         .unwrap_or_else(|| syn::parse_quote!(f64));
     let scope: HashMap<String, Shape> = params
         .into_iter()
-        .map(|(name, shape, _)| (name, shape))
+        .map(|(name, shape, _)| match shape {
+            // A `DVector` parameter is a slice, of its own length.
+            Shape::Dynamic { .. } => {
+                let ident = syn::Ident::new(&name, proc_macro2::Span::call_site());
+                let len = quote::quote!(#ident.len());
+                (name, Shape::Dynamic { len })
+            }
+            shape => (name, shape),
+        })
         .collect();
     let mut rewriter = body::Rewriter::new(real, scope, slices);
     rewriter.block(&mut function.block);
@@ -147,7 +155,10 @@ fn twin(function: &ItemFn) -> ItemFn {
         }
     }
     if let ReturnType::Type(_, ty) = &mut twin.sig.output {
-        **ty = arrays(ty);
+        **ty = match shape::of_type(ty) {
+            Some((Shape::Dynamic { .. }, real)) => syn::parse_quote!(::std::vec::Vec<#real>),
+            _ => arrays(ty),
+        };
     }
     twin
 }
@@ -164,6 +175,15 @@ fn arrays(ty: &Type) -> Type {
     let Some((shape, real)) = shape::of_type(ty) else {
         return ty.clone();
     };
+    if let Shape::Dynamic { .. } = shape {
+        // A slice, whatever the parameter's reference (the wrapper passes `as_slice()`).
+        return match ty {
+            Type::Reference(reference) if reference.mutability.is_some() => {
+                syn::parse_quote!(&mut [#real])
+            }
+            _ => syn::parse_quote!(&[#real]),
+        };
+    }
     let array: Type = match syn::parse2(shape.array_type(&real)) {
         Ok(array) => array,
         Err(_) => return ty.clone(),

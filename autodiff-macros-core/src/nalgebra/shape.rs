@@ -21,6 +21,12 @@ pub enum Shape {
         /// A point (`Point3`), not a vector: `p - q` of two points is a vector.
         point: bool,
     },
+    /// `DVector<f64>`: a vector of run-time length, `len` its length (`v.len()` of the
+    /// variable that holds it), standing for a slice or a `Vec<f64>`.
+    Dynamic {
+        /// Its length, an expression.
+        len: TokenStream,
+    },
     /// `Matrix3<f64>`, `Matrix2x3<f64>`, `SMatrix<f64, R, C>`.
     Matrix {
         /// Its rows, as written.
@@ -41,6 +47,8 @@ impl Shape {
         let eq = |a: &TokenStream, b: &TokenStream| a.to_string() == b.to_string();
         match (self, other) {
             (Shape::Vector { len: a, .. }, Shape::Vector { len: b, .. }) => eq(a, b),
+            // Checked where the elements are read, as nalgebra checks them.
+            (Shape::Dynamic { .. }, Shape::Dynamic { .. }) => true,
             (Shape::Matrix { rows: r1, cols: c1 }, Shape::Matrix { rows: r2, cols: c2 }) => {
                 eq(r1, r2) && eq(c1, c2)
             }
@@ -53,6 +61,7 @@ impl Shape {
         match self {
             Shape::Scalar => real.to_token_stream(),
             Shape::Vector { len, .. } => quote!([#real; #len]),
+            Shape::Dynamic { .. } => quote!(::std::vec::Vec<#real>),
             Shape::Matrix { rows, cols } => quote!([[#real; #rows]; #cols]),
         }
     }
@@ -63,6 +72,7 @@ impl Shape {
             Shape::Scalar => "a number".to_string(),
             Shape::Vector { len, point: true } => format!("a point of {len}"),
             Shape::Vector { len, .. } => format!("a vector of {len}"),
+            Shape::Dynamic { .. } => "a vector of run-time length".to_string(),
             Shape::Matrix { rows, cols } => format!("a {rows} × {cols} matrix"),
         }
     }
@@ -99,7 +109,10 @@ fn alias(name: &str) -> Option<Shape> {
 /// Whether `name` names one of the types this module reads (for a quick test of a
 /// function's tokens).
 pub fn is_type_name(name: &str) -> bool {
-    matches!(name, "SVector" | "SMatrix" | "OVector" | "OMatrix") || alias(name).is_some()
+    matches!(
+        name,
+        "SVector" | "SMatrix" | "OVector" | "OMatrix" | "DVector"
+    ) || alias(name).is_some()
 }
 
 /// The shape and number type of `ty` (through one `&`), if it is one of nalgebra's
@@ -143,6 +156,7 @@ pub fn of_type(ty: &Type) -> Option<(Shape, Type)> {
             len: length(len)?,
             point: false,
         },
+        ("DVector", []) => Shape::Dynamic { len: quote!(0) },
         ("SMatrix", [rows, cols]) => Shape::Matrix {
             rows: length(rows)?,
             cols: length(cols)?,

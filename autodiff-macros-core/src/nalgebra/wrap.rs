@@ -215,6 +215,32 @@ fn wrapper(
             continue;
         };
         let array = strip_reference(&typed.ty).clone();
+        if let Some((super::Shape::Dynamic { .. }, _)) = super::shape::of_type(&user) {
+            // A `DVector`: its numbers as a slice, nothing copied.
+            match &*typed.ty {
+                Type::Reference(reference) if reference.mutability.is_some() => {
+                    args.push(quote!(#ident.as_mut_slice()));
+                }
+                _ => args.push(quote!(#ident.as_slice())),
+            }
+            *typed.ty = match &*typed.ty {
+                Type::Reference(_) => {
+                    let original = function.sig.inputs.iter().find_map(|input| match input {
+                        FnArg::Typed(t) if param_name(input).as_deref() == Some(&*param) => {
+                            Some((*t.ty).clone())
+                        }
+                        _ => None,
+                    });
+                    // The user's parameter as written (`&DVector<f64>` or by value).
+                    match (position < originals.len(), original) {
+                        (true, Some(original)) => original,
+                        _ => with_user_type(&typed.ty, &user),
+                    }
+                }
+                ty => with_user_type(ty, &user),
+            };
+            continue;
+        }
         if let (Type::Slice(_), Type::Slice(slice)) = (&user, &array) {
             // A slice of nalgebra values: its elements copied to a vector of arrays (and
             // a buffer's back).

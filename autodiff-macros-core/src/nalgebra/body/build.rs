@@ -25,6 +25,11 @@ impl Rewriter {
     ) {
         match shape {
             Shape::Scalar => {}
+            Shape::Dynamic { len } => {
+                let i = self.fresh("i");
+                let tokens = body(&|name| quote!(#name[#i]));
+                stmts.push(syn::parse_quote!(for #i in 0..#len { #tokens }));
+            }
             Shape::Vector { len, .. } => match small(len) {
                 Some(n) => {
                     for i in 0..n {
@@ -69,6 +74,10 @@ impl Rewriter {
         let zero = quote!(0);
         match shape {
             Shape::Scalar => syn::parse_quote!(0.0),
+            Shape::Dynamic { .. } => self.filled(shape, pre, |name, i, _| {
+                let value = element(&i.to_token_stream(), &zero);
+                quote!(#name[#i] = #value;)
+            }),
             Shape::Vector { len, .. } => match small(len) {
                 Some(n) => {
                     let elements = (0..n).map(|i| element(&quote!(#i), &zero));
@@ -109,6 +118,10 @@ impl Rewriter {
         let real = &self.real;
         let stmts: Vec<Stmt> = match shape {
             Shape::Scalar => Vec::new(),
+            Shape::Dynamic { len } => parse_stmts(quote! {
+                let mut #name = vec![0.0; #len];
+                for #i in 0..#name.len() { #body }
+            }),
             Shape::Vector { len, .. } => parse_stmts(quote! {
                 let mut #name = [0.0 as #real; #len];
                 for #i in 0..#len { #body }
@@ -195,7 +208,9 @@ impl Rewriter {
         let zero = quote!(0);
         match shape {
             Shape::Scalar => syn::parse_quote!(0.0),
-            Shape::Vector { len, .. } => self.sum(len, pre, |k| term(k, &zero)),
+            Shape::Vector { len, .. } | Shape::Dynamic { len } => {
+                self.sum(len, pre, |k| term(k, &zero))
+            }
             Shape::Matrix { rows, cols } => match (small(rows), small(cols)) {
                 (Some(r), Some(c)) if r * c > 0 => {
                     let terms = (0..c)
@@ -230,6 +245,7 @@ impl Rewriter {
         let all_small = small(inner).is_some()
             && match shape {
                 Shape::Vector { len, .. } => small(len).is_some(),
+                Shape::Dynamic { .. } => false,
                 Shape::Matrix { rows, cols } => small(rows).is_some() && small(cols).is_some(),
                 Shape::Scalar => true,
             };
@@ -262,6 +278,7 @@ pub(super) fn filled_with(shape: &Shape, value: &TokenStream) -> TokenStream {
     match shape {
         Shape::Scalar => value.clone(),
         Shape::Vector { len, .. } => quote!([#value; #len]),
+        Shape::Dynamic { len } => quote!(vec![#value; #len]),
         Shape::Matrix { rows, cols } => quote!([[#value; #rows]; #cols]),
     }
 }

@@ -92,7 +92,7 @@ impl Rewriter {
                 self.expr(&mut index.index, pre);
                 match shape {
                     Shape::Scalar => Shape::Scalar,
-                    Shape::Vector { .. } => {
+                    Shape::Vector { .. } | Shape::Dynamic { .. } => {
                         let base = self.operand((*index.expr).clone(), pre);
                         *index.expr = syn::parse_quote!(#base);
                         Shape::Scalar

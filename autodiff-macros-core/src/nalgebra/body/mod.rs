@@ -172,6 +172,12 @@ impl Rewriter {
                     .init
                     .as_mut()
                     .map(|init| self.expr(&mut init.expr, &mut pre));
+                // `let v = w;` of a vector of run-time length: a copy, `w.to_vec()`.
+                if let (Some(Shape::Dynamic { .. }), Some(init)) = (&init, local.init.as_mut()) {
+                    if let Expr::Path(path) = &*init.expr {
+                        *init.expr = syn::parse_quote!(#path.to_vec());
+                    }
+                }
                 // `let v: Vector3<f64>;`, assigned later: a local of zeros, assigned whole.
                 if let (Some(shape), None) = (&declared, &local.init) {
                     let zeros = filled_with(shape, &quote!(0.0));
@@ -185,6 +191,16 @@ impl Rewriter {
                 let shape = declared.or(init).unwrap_or(Shape::Scalar);
                 // `let v = w;` of a vector: a copy of its elements.
                 if let Some(name) = pattern_name(&local.pat) {
+                    let shape = match shape {
+                        // A vector of run-time length: its own length from here on.
+                        Shape::Dynamic { .. } => {
+                            let ident = Ident::new(&name, Span::call_site());
+                            Shape::Dynamic {
+                                len: quote!(#ident.len()),
+                            }
+                        }
+                        shape => shape,
+                    };
                     self.bind(name, shape.clone());
                 } else {
                     self.bind_numbers(&local.pat);

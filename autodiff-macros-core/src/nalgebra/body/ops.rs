@@ -128,12 +128,13 @@ impl Rewriter {
         };
         let elements = |shape: &Shape| -> Option<TokenStream> {
             match shape {
-                Shape::Vector { len, .. } => Some(len.clone()),
+                Shape::Vector { len, .. } | Shape::Dynamic { len } => Some(len.clone()),
                 _ => None,
             }
         };
         match (name.as_str(), args) {
             ("clone" | "to_owned" | "into_owned", []) => Some((receiver, shape.clone())),
+            ("len", []) => Some((syn::parse_quote!(#receiver.len()), Shape::Scalar)),
             ("dot", [other]) if shape.same_lengths(other) => {
                 let len = elements(shape)?;
                 let a = self.operand(receiver, pre).to_token_stream();
@@ -145,7 +146,9 @@ impl Rewriter {
                 let a = self.operand(receiver, pre).to_token_stream();
                 // nalgebra's order: each column's `dot` with itself, then their sum.
                 let squares = match shape {
-                    Shape::Vector { len, .. } => self.dot(len, pre, |k| quote!(#a[#k] * #a[#k])),
+                    Shape::Vector { len, .. } | Shape::Dynamic { len } => {
+                        self.dot(len, pre, |k| quote!(#a[#k] * #a[#k]))
+                    }
                     Shape::Matrix { rows, cols } => match small(cols) {
                         Some(c) => {
                             let rows = rows.clone();
@@ -175,7 +178,10 @@ impl Rewriter {
                 let norm = self.fresh("norm");
                 pre.as_mut()?
                     .push(syn::parse_quote!(let #norm = #squares.sqrt();));
-                let shape = Shape::Vector { len, point: false };
+                let shape = match shape {
+                    Shape::Dynamic { .. } => shape.clone(),
+                    _ => Shape::Vector { len, point: false },
+                };
                 let built = self.build(&shape, pre, |i, _| quote!(#a[#i] / #norm));
                 Some((built, shape))
             }
@@ -276,6 +282,19 @@ impl Rewriter {
         path: &syn::Path,
         pre: &mut Pre,
     ) -> Option<(Expr, Shape)> {
+        let dynamic = path
+            .segments
+            .iter()
+            .rev()
+            .nth(1)
+            .is_some_and(|owner| owner.ident == "DVector");
+        if dynamic && function == "zeros" && args.len() == 1 {
+            let n = &args[0];
+            return Some((
+                syn::parse_quote!(vec![0.0; #n]),
+                Shape::Dynamic { len: quote!(#n) },
+            ));
+        }
         let Some(shape) = shape else {
             self.errors.at(
                 path,
