@@ -97,7 +97,7 @@ pub(crate) fn hidden(item: &ItemFn) -> TokenStream {
 
 /// Whether `item` is a stand-in (`codegen::missing`) of a function not asked for: its
 /// bound is checked where it is called, so its generic function is a stand-in too.
-pub(crate) fn is_stand_in(item: &ItemFn) -> bool {
+fn is_stand_in(item: &ItemFn) -> bool {
     item.sig
         .generics
         .where_clause

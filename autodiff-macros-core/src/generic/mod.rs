@@ -24,7 +24,7 @@
 mod dispatch;
 mod twin;
 
-pub(crate) use dispatch::{hidden, is_stand_in};
+pub(crate) use dispatch::hidden;
 
 use crate::types::Float;
 use proc_macro2::TokenStream;

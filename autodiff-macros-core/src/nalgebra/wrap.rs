@@ -74,13 +74,8 @@ pub fn wrappers(
     let wrt = differentiated(function, &generated);
     for (suffix, item) in &generated {
         let ident = format_ident!("{}_{}", name, suffix, span = function.sig.ident.span());
-        if crate::generic::is_stand_in(item) {
-            // A stand-in of a function not asked for: its diagnostic under the user's name.
-            let mut item = item.clone();
-            item.sig.ident = ident;
-            out.extend(item.into_token_stream());
-            continue;
-        }
+        // (A stand-in of a function not asked for keeps its bound, whose diagnostic its
+        // callers see, in the wrapper's signature.)
         out.extend(wrapper(
             function, item, &ident, suffix, &wrt, &name, &twin_name,
         ));
