@@ -165,3 +165,30 @@ fn calls_returning_arrays() {
     let (_, tangent) = rotations_jvp(y, t, [1.0, -0.5], 2.0);
     common::assert_close(tangent, dy[0] - 0.5 * dy[1] + 2.0 * dt, 1e-13, "jvp");
 }
+
+/// `let (s, c) = x.sin_cos();`, as rotations are written, in every mode.
+#[grad(jvp, hvp)]
+fn turned_x(angle: f64, x: f64, y: f64) -> f64 {
+    let (s, c) = (2.0 * angle).sin_cos();
+    c * x - s * y + s * c
+}
+
+#[test]
+fn sin_cos_unpacked() {
+    let (angle, x, y) = (0.4, 1.5, -0.7);
+    let (value, d_angle, d_x, d_y) = turned_x_grad(angle, x, y);
+    assert_eq!(value, turned_x(angle, x, y));
+    let (s, c) = (2.0 * angle).sin_cos();
+    common::assert_close(
+        d_angle,
+        2.0 * (-s * x - c * y + c * c - s * s),
+        1e-14,
+        "∂/∂angle",
+    );
+    assert_eq!((d_x, d_y), (c, -s));
+    let (_, tangent) = turned_x_jvp(angle, x, y, 1.0, 0.0, 0.0);
+    common::assert_close(tangent, d_angle, 1e-14, "jvp");
+    let (_, _, _, _, hv_angle, _, _) = turned_x_hvp(angle, x, y, 1.0, 0.0, 0.0);
+    let expected = 4.0 * (-c * x + s * y - 4.0 * s * c);
+    common::assert_close(hv_angle, expected, 1e-13, "hvp");
+}

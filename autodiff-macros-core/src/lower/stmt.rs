@@ -801,6 +801,18 @@ impl Lowering {
                 }
             }
         }
+        // `let (s, c) = x.sin_cos();`: the two operations of the table.
+        if let Expr::MethodCall(call) = strip_expr(init) {
+            if call.method == "sin_cos" && call.args.is_empty() && names.len() == 2 {
+                let receiver = &call.receiver;
+                let (sin, cos) = (
+                    Ident::new("sin", call.method.span()),
+                    Ident::new("cos", call.method.span()),
+                );
+                let pair: Expr = syn::parse_quote!(((#receiver).#sin(), (#receiver).#cos()));
+                return self.untuple(tuple, &pair);
+            }
+        }
         match strip_expr(init) {
             Expr::Tuple(values) if values.elems.len() == names.len() => {
                 let lowered: Vec<(NodeId, Vec<NodeId>)> = values
