@@ -676,42 +676,7 @@ fn struct_output_stub(
 /// partials `wrt(..)` asks for, so that callers see no second error.
 fn stub(function: &ItemFn, args: TokenStream, context: &Context) -> TokenStream {
     if context.self_ty.is_some() && crate::nalgebra::uses(function) {
-        // A method of nalgebra's types (an error): its `_grad` with the method's own
-        // parameters and the value and partials of their types, so that its callers
-        // type-check.
-        let parsed = args::parse(args).unwrap_or_default();
-        let partials = function.sig.inputs.iter().filter_map(|input| match input {
-            FnArg::Typed(typed) => {
-                let syn::Pat::Ident(pat) = &*typed.pat else {
-                    return None;
-                };
-                let chosen = match &parsed.wrt {
-                    Some(wrt) => wrt.contains(&pat.ident),
-                    None => {
-                        !crate::types::is_integer(referenced(&typed.ty))
-                            && !matches!(referenced(&typed.ty), Type::Path(p) if p.path.is_ident("bool"))
-                    }
-                };
-                chosen.then(|| referenced(&typed.ty).clone())
-            }
-            FnArg::Receiver(_) => None,
-        });
-        let value = match &function.sig.output {
-            syn::ReturnType::Type(_, ty) => quote!(#ty),
-            syn::ReturnType::Default => quote!(()),
-        };
-        let mut signature = function.sig.clone();
-        signature.ident = quote::format_ident!(
-            "{}_grad",
-            function.sig.ident,
-            span = function.sig.ident.span()
-        );
-        signature.output = syn::parse_quote!(-> (#value, #(#partials),*));
-        let vis = &function.vis;
-        return quote! {
-            #[allow(unused_variables, dead_code)]
-            #vis #signature { ::core::unreachable!() }
-        };
+        return crate::nalgebra::method_stand_in(function, args);
     }
     if context.self_ty.is_none() && crate::nalgebra::in_signature(function) {
         // The twin's body, the user's, would only repeat the compiler's errors about it.

@@ -209,3 +209,47 @@ pub fn wrapped(
     let expansion = expand(args, twin.clone())?;
     wrap::wrappers(function, &twin, &expansion)
 }
+
+/// The stand-in `_grad` of a method of nalgebra's types (an error): the method's own
+/// parameters, and the value and partials of their types (those of `wrt(..)`, else every
+/// parameter that is not an integer or a `bool`), so that its callers type-check.
+pub fn method_stand_in(function: &ItemFn, args: TokenStream) -> TokenStream {
+    let parsed = crate::args::parse(args).unwrap_or_default();
+    let referenced = |ty: &Type| match ty {
+        Type::Reference(reference) => (*reference.elem).clone(),
+        ty => ty.clone(),
+    };
+    let partials = function.sig.inputs.iter().filter_map(|input| match input {
+        FnArg::Typed(typed) => {
+            let Pat::Ident(pat) = &*typed.pat else {
+                return None;
+            };
+            let ty = referenced(&typed.ty);
+            let chosen = match &parsed.wrt {
+                Some(wrt) => wrt.contains(&pat.ident),
+                None => {
+                    !crate::types::is_integer(&ty)
+                        && !matches!(&ty, Type::Path(p) if p.path.is_ident("bool"))
+                }
+            };
+            chosen.then_some(ty)
+        }
+        FnArg::Receiver(_) => None,
+    });
+    let value = match &function.sig.output {
+        ReturnType::Type(_, ty) => quote::quote!(#ty),
+        ReturnType::Default => quote::quote!(()),
+    };
+    let mut signature = function.sig.clone();
+    signature.ident = quote::format_ident!(
+        "{}_grad",
+        function.sig.ident,
+        span = function.sig.ident.span()
+    );
+    signature.output = syn::parse_quote!(-> (#value, #(#partials),*));
+    let vis = &function.vis;
+    quote::quote! {
+        #[allow(unused_variables, dead_code)]
+        #vis #signature { ::core::unreachable!() }
+    }
+}
