@@ -293,24 +293,7 @@ impl Rewriter {
                 Shape::Scalar
             }
             Expr::Closure(closure) => {
-                self.scopes.push(HashMap::new());
-                for input in &closure.inputs {
-                    self.bind_numbers(input);
-                }
-                let mut inner = Some(Vec::new());
-                let shape = self.expr(&mut closure.body, &mut inner);
-                self.scopes.pop();
-                let stmts = inner.unwrap_or_default();
-                if !stmts.is_empty() {
-                    let body = &closure.body;
-                    *closure.body = syn::parse_quote!({ #(#stmts)* #body });
-                }
-                if shape.is_array() {
-                    self.errors.at(
-                        &closure.body,
-                        "#[grad] does not support closures whose value is a nalgebra type",
-                    );
-                }
+                self.closure(closure, None);
                 Shape::Scalar
             }
             Expr::Match(expr_match) => {
@@ -320,13 +303,7 @@ impl Rewriter {
                         let mut none: Pre = None;
                         self.expr(guard, &mut none);
                     }
-                    let mut inner = Some(Vec::new());
-                    let shape = self.expr(&mut arm.body, &mut inner);
-                    let stmts = inner.unwrap_or_default();
-                    if !stmts.is_empty() {
-                        let body = &arm.body;
-                        *arm.body = syn::parse_quote!({ #(#stmts)* #body });
-                    }
+                    let shape = self.with_own_statements(&mut arm.body);
                     if shape.is_array() {
                         self.errors.at(
                             &arm.body,
@@ -346,6 +323,46 @@ impl Rewriter {
                 syn::visit_mut::visit_expr_mut(&mut children, expr);
                 Shape::Scalar
             }
+        }
+    }
+
+    /// Rewrites `body`, which has no statement before it of its own (a closure's body, a
+    /// match arm): the statements its operands need make it a block. Its shape.
+    fn with_own_statements(&mut self, body: &mut Expr) -> Shape {
+        let mut inner = Some(Vec::new());
+        let shape = self.expr(body, &mut inner);
+        let stmts = inner.unwrap_or_default();
+        if !stmts.is_empty() {
+            let value = &*body;
+            *body = syn::parse_quote!({ #(#stmts)* #value });
+        }
+        shape
+    }
+
+    /// A closure: its parameters are numbers, but for the one at `element.0`, which takes
+    /// what the iterator yields (`element.1`); its value must be a number.
+    pub(super) fn closure(
+        &mut self,
+        closure: &mut syn::ExprClosure,
+        element: Option<(usize, &super::iter::Yield)>,
+    ) {
+        self.scopes.push(HashMap::new());
+        for input in &closure.inputs {
+            self.bind_numbers(input);
+        }
+        if let Some((position, yielded)) = element {
+            if let Some(pat) = closure.inputs.iter().nth(position) {
+                let pat = pat.clone();
+                self.bind_pattern(&pat, yielded);
+            }
+        }
+        let shape = self.with_own_statements(&mut closure.body);
+        self.scopes.pop();
+        if shape.is_array() {
+            self.errors.at(
+                &closure.body,
+                "#[grad] does not support closures whose value is a nalgebra type",
+            );
         }
     }
 

@@ -3,7 +3,6 @@
 
 use super::{Pre, Rewriter};
 use crate::nalgebra::shape::Shape;
-use std::collections::HashMap;
 use syn::{Expr, Pat, UnOp};
 
 /// What an iterator yields: one value (of a shape, or `None` for anything else), or a
@@ -124,30 +123,7 @@ impl Rewriter {
         self.expr(&mut call.receiver, pre);
         for arg in call.args.iter_mut() {
             match arg {
-                Expr::Closure(closure) => {
-                    self.scopes.push(HashMap::new());
-                    for input in &closure.inputs {
-                        self.bind_numbers(input);
-                    }
-                    if let Some(pat) = closure.inputs.iter().nth(position) {
-                        let pat = pat.clone();
-                        self.bind_pattern(&pat, &yielded);
-                    }
-                    let mut inner = Some(Vec::new());
-                    let shape = self.expr(&mut closure.body, &mut inner);
-                    self.scopes.pop();
-                    let stmts = inner.unwrap_or_default();
-                    if !stmts.is_empty() {
-                        let body = &closure.body;
-                        *closure.body = syn::parse_quote!({ #(#stmts)* #body });
-                    }
-                    if shape.is_array() {
-                        self.errors.at(
-                            &closure.body,
-                            "#[grad] does not support closures whose value is a nalgebra type",
-                        );
-                    }
-                }
+                Expr::Closure(closure) => self.closure(closure, Some((position, &yielded))),
                 arg => {
                     self.expr(arg, pre);
                 }
