@@ -30,6 +30,48 @@ pub use autodiff_runtime::Matrix;
 pub use autodiff_runtime::{calc, check, Gradient, Operand, Tape, Value, Var};
 pub use autodiff_runtime::{rules, stop_gradient, Differentiable, DomainError, F64Ext, Real};
 
+/// The thread-local pools of workspaces that gradients with loops of run-time length keep
+/// their saved values in (the guide's "Loops").
+///
+/// A gradient call takes a workspace from its thread's pool and gives it back with its
+/// capacity, so later calls allocate nothing. After a call far larger than the ones that
+/// follow, a workspace shrinks by itself once 64 calls in a row have used less than a
+/// quarter of it (to twice the most they used, and never below 1 MiB a stack); [`release`]
+/// gives this thread's pool back at once.
+///
+/// ```
+/// use autodiff::prelude::*;
+///
+/// #[grad]
+/// fn mean_square(xs: &[f64]) -> f64 {
+///     let mut s = 0.0;
+///     for &x in xs {
+///         s += (x * x).tanh();
+///     }
+///     s / xs.len() as f64
+/// }
+///
+/// let large = vec![0.5; 1_000_000];
+/// let _ = mean_square_grad(&large); // keeps 1,000,000 partials in this thread's pool
+/// assert!(autodiff::workspaces::pooled_bytes() >= 8_000_000);
+/// autodiff::workspaces::release();
+/// assert_eq!(autodiff::workspaces::pooled_bytes(), 0);
+/// ```
+#[cfg(feature = "std")]
+pub mod workspaces {
+    /// Frees every workspace in this thread's pool. The next gradient call on this
+    /// thread that needs one allocates it again.
+    pub fn release() {
+        autodiff_runtime::Workspace::release_pool();
+    }
+
+    /// The bytes of capacity that this thread's pool holds.
+    #[must_use]
+    pub fn pooled_bytes() -> usize {
+        autodiff_runtime::Workspace::pooled_bytes()
+    }
+}
+
 /// Everything a user of `#[grad]` and the engines needs: `use autodiff::prelude::*;`.
 ///
 /// It brings [`Real`] into scope too: in a `no_std` crate, where `f64` has no `tanh` of

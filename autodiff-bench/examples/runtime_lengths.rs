@@ -21,6 +21,8 @@
 //! ```
 //!
 //! (`moons 0 1000`: the comparison named `moons`, its first contender, 1000 calls.)
+//!
+//! One argument runs only the comparison of that name (`-- "fixed costs"`).
 
 use std::time::Duration;
 
@@ -85,7 +87,11 @@ fn main() {
     );
     let mut all_met = true;
     let mut all_zero = true;
+    let only = args.first();
     for comparison in all() {
+        if only.is_some_and(|name| *name != comparison.name) {
+            continue;
+        }
         println!("{}: {}", comparison.name, comparison.formula);
         let nanos = measure(&comparison, ROUNDS, BATCH);
         all_met &= report(&comparison, &nanos);

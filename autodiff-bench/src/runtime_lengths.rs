@@ -174,6 +174,7 @@ pub fn all() -> Vec<Comparison> {
         wide::comparison(),
         chain::comparison(),
         trip_count::comparison(),
+        fixed_costs::comparison(),
     ]
 }
 
@@ -811,6 +812,74 @@ pub mod trip_count {
                 Target::shown(4, 1),
                 Target::shown(5, 3),
             ],
+        }
+    }
+}
+
+/// What a call costs beyond its arithmetic: the same three-element loop over a slice
+/// (which takes a workspace from the pool and gives it back) and over an array (whose
+/// values stay on the stack).
+pub mod fixed_costs {
+    use super::*;
+    use autodiff::prelude::*;
+
+    /// A running, discounted sum over a slice of any length. (`tanh` rather than
+    /// [`super::trip_count`]'s `sin`: with `sin`, LLVM moves the value's `sin` calls after
+    /// the sweep where the slice's loop is short, so they no longer pair with the
+    /// partial's `cos` into one `sincos` call as they do in the array version; that
+    /// difference, not the fixed costs, would then be measured.)
+    #[grad]
+    #[allow(clippy::needless_range_loop)]
+    pub fn discounted(xs: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..xs.len() {
+            s = 0.5 * s + (xs[i] * xs[i]).tanh();
+        }
+        s
+    }
+
+    /// The same over an array of three.
+    #[grad]
+    #[allow(clippy::needless_range_loop)]
+    pub fn discounted_three(xs: &[f64; 3]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..3 {
+            s = 0.5 * s + (xs[i] * xs[i]).tanh();
+        }
+        s
+    }
+
+    /// The contenders: the discounted sum over a slice of three and over an array of
+    /// three, through `_grad_into`; and a workspace taken from the pool and given back,
+    /// alone.
+    #[must_use]
+    pub fn comparison() -> Comparison {
+        let xs = [0.3, -0.7, 1.1];
+        let slice = move || {
+            let mut buffer = [0.0; 3];
+            black_box(discounted_grad_into(black_box(&xs[..]), &mut buffer[..]));
+            black_box(buffer);
+        };
+        let array = move || {
+            let mut buffer = [0.0; 3];
+            black_box(discounted_three_grad_into(black_box(&xs), &mut buffer));
+            black_box(buffer);
+        };
+        let pool = || {
+            let workspace = autodiff::__private::Workspace::take();
+            black_box(&workspace);
+            workspace.recycle();
+        };
+        Comparison {
+            name: "fixed costs",
+            formula: "s ← s/2 + tanh(xᵢ²) over 3 elements, wrt xs",
+            contenders: vec![
+                Contender::new("slice of 3", slice),
+                Contender::new("array of 3", array),
+                Contender::new("take + recycle", pool),
+            ],
+            into_calls: vec![Contender::new("discounted_grad_into", slice)],
+            targets: vec![Target::at_most(0, 1, 1.15), Target::shown(2, 1)],
         }
     }
 }

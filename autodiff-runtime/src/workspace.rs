@@ -24,43 +24,136 @@
 
 #[cfg(feature = "alloc")]
 use alloc::vec::Vec;
-#[cfg(feature = "std")]
-use std::cell::RefCell;
 
 /// The stacks of saved values of one gradient call: a stack of `f64`s and a stack of
 /// integers, pushed in forward order and popped in reverse, blocks and frames of fixed
 /// layout on the `f64` stack, and a stack of slabs ([`slab`](Self::slab)). Generated code
 /// takes one from a thread-local pool ([`take`](Self::take)) and gives it back
 /// ([`recycle`](Self::recycle)).
+///
+/// A workspace is one pointer: taking one from the pool and giving it back moves that
+/// pointer in and out of a thread-local list, with no borrow flag and no copy of the
+/// stacks (a few nanoseconds).
+///
+/// # Memory
+/// The pool keeps, on each thread, as many workspaces as gradient calls were ever nested
+/// there (one, unless a gradient calls another), each with the capacity its calls needed.
+/// A call far larger than the ones after it does not hold its memory for long: once
+/// [`QUIET_CALLS`](Self::QUIET_CALLS) calls in a row have used less than a quarter of a workspace's capacity
+/// (beyond [`KEPT`](Self::KEPT) bytes), the workspace shrinks to twice the most they used. So a
+/// thread's pool holds, after a while, about twice what its recent calls need, and at
+/// least [`KEPT`](Self::KEPT) bytes per stack. [`Workspace::release_pool`] frees this thread's pool at
+/// once; a thread's pool is freed when the thread ends.
 #[cfg(feature = "alloc")]
 #[derive(Debug, Default)]
 pub struct Workspace {
+    stacks: alloc::boxed::Box<Stacks>,
+}
+
+/// What a [`Workspace`] points to.
+#[cfg(feature = "alloc")]
+#[derive(Debug, Default)]
+struct Stacks {
     reals: Vec<f64>,
     ints: Vec<usize>,
     /// The slab stack's storage: its first `slab_top` numbers are in use; the rest keep
     /// what earlier slabs left, so that taking a slab writes nothing.
     slabs: Vec<f64>,
     slab_top: usize,
+    /// The most `f64`s this call has held at once on the `f64` stack (as seen where blocks
+    /// and frames are laid down) and on the slab stack.
+    reals_peak: usize,
+    slab_peak: usize,
+    /// The same over the quiet calls counted in `quiet`.
+    window: (usize, usize),
+    /// Calls in a row that used less than a quarter of the capacity.
+    quiet: u32,
+    /// The next workspace in this thread's pool.
+    next: Option<alloc::boxed::Box<Stacks>>,
+}
+
+#[cfg(feature = "alloc")]
+impl Stacks {
+    /// Counts the call that ends and, after [`QUIET_CALLS`](Workspace::QUIET_CALLS) quiet ones, shrinks the stacks
+    /// to twice the most those calls used (at least [`KEPT`](Workspace::KEPT) bytes each).
+    #[inline]
+    fn settle(&mut self) {
+        const F64S: usize = Workspace::KEPT / core::mem::size_of::<f64>();
+        let small = |capacity: usize| capacity <= F64S;
+        if small(self.reals.capacity()) && small(self.slabs.len()) && small(self.ints.capacity()) {
+            // Nothing to shrink: the common case, a branch.
+            self.quiet = 0;
+        } else {
+            self.count_quiet(F64S);
+        }
+        self.reals_peak = 0;
+        self.slab_peak = 0;
+    }
+
+    /// [`settle`](Self::settle) for a workspace with a stack beyond [`KEPT`](Workspace::KEPT) bytes.
+    #[cold]
+    fn count_quiet(&mut self, kept: usize) {
+        let reals = self.reals_peak.max(self.reals.len());
+        let slabs = self.slab_peak;
+        let quiet = |used: usize, capacity: usize| capacity <= kept || used * 4 < capacity;
+        if !(quiet(reals, self.reals.capacity())
+            && quiet(slabs, self.slabs.len())
+            && quiet(self.ints.len(), self.ints.capacity()))
+        {
+            self.quiet = 0;
+            self.window = (0, 0);
+            return;
+        }
+        self.quiet += 1;
+        self.window = (self.window.0.max(reals), self.window.1.max(slabs));
+        if self.quiet >= Workspace::QUIET_CALLS {
+            let (reals, slabs) = self.window;
+            self.reals.clear();
+            self.reals.shrink_to((2 * reals).max(kept));
+            self.ints.clear();
+            self.ints.shrink_to(kept);
+            self.slabs.truncate((2 * slabs).max(kept));
+            self.slabs.shrink_to_fit();
+            self.quiet = 0;
+            self.window = (0, 0);
+        }
+    }
 }
 
 #[cfg(feature = "std")]
 thread_local! {
-    static POOL: RefCell<Vec<Workspace>> = const { RefCell::new(Vec::new()) };
+    /// This thread's pool: the first of its workspaces, each pointing to the next.
+    static POOL: core::cell::Cell<Option<alloc::boxed::Box<Stacks>>> =
+        const { core::cell::Cell::new(None) };
 }
 
 #[cfg(feature = "alloc")]
 impl Workspace {
+    /// Calls in a row that use less than a quarter of a workspace's capacity before it
+    /// shrinks (see "Memory" above).
+    pub const QUIET_CALLS: u32 = 64;
+
+    /// The capacity in bytes each stack of a pooled workspace keeps however little its
+    /// calls use (see "Memory" above): 1 MiB.
+    pub const KEPT: usize = 1 << 20;
+
     /// A workspace from this thread's pool, or a new one when the pool is empty. (Without
     /// the `std` feature there is no pool: always a new one, which allocates when it
     /// first grows.)
     #[must_use]
+    #[inline]
     pub fn take() -> Self {
         #[cfg(feature = "std")]
         {
-            POOL.try_with(|pool| pool.borrow_mut().pop())
-                .ok()
-                .flatten()
-                .unwrap_or_default()
+            let pooled = POOL.try_with(|pool| {
+                let mut stacks = pool.take()?;
+                pool.set(stacks.next.take());
+                Some(stacks)
+            });
+            match pooled {
+                Ok(Some(stacks)) => Self { stacks },
+                _ => Self::default(),
+            }
         }
         #[cfg(not(feature = "std"))]
         {
@@ -68,46 +161,106 @@ impl Workspace {
         }
     }
 
-    /// Empties the workspace and returns it to this thread's pool, keeping its capacity.
-    /// (Without the `std` feature it is dropped.)
+    /// Empties the workspace and returns it to this thread's pool, keeping its capacity
+    /// (see "Memory" above for when it shrinks). (Without the `std` feature it is
+    /// dropped.)
+    #[inline]
     pub fn recycle(mut self) {
-        self.reals.clear();
-        self.ints.clear();
-        self.slab_top = 0;
+        let stacks = &mut *self.stacks;
+        stacks.settle();
+        stacks.reals.clear();
+        stacks.ints.clear();
+        stacks.slab_top = 0;
         // During thread teardown the pool may be gone; the workspace is then dropped.
         #[cfg(feature = "std")]
-        let _ = POOL.try_with(|pool| pool.borrow_mut().push(self));
+        let _ = POOL.try_with(move |pool| {
+            self.stacks.next = pool.take();
+            pool.set(Some(self.stacks));
+        });
+    }
+
+    /// Frees every workspace in this thread's pool: after a call far larger than the
+    /// ones to come, to give its memory back at once rather than after
+    /// [`QUIET_CALLS`](Self::QUIET_CALLS) calls. The next gradient call on this thread allocates its
+    /// workspace again.
+    ///
+    /// ```
+    /// use autodiff_runtime::Workspace;
+    /// let mut ws = Workspace::take();
+    /// ws.slab(1_000_000);
+    /// ws.recycle();
+    /// assert!(Workspace::pooled_bytes() >= 8_000_000);
+    /// Workspace::release_pool();
+    /// assert_eq!(Workspace::pooled_bytes(), 0);
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn release_pool() {
+        let _ = POOL.try_with(|pool| {
+            let mut next = pool.take();
+            // One at a time, so that a long list is not dropped recursively.
+            while let Some(mut stacks) = next {
+                next = stacks.next.take();
+            }
+        });
+    }
+
+    /// The bytes of capacity held by the workspaces in this thread's pool.
+    #[cfg(feature = "std")]
+    #[must_use]
+    pub fn pooled_bytes() -> usize {
+        POOL.try_with(|pool| {
+            let head = pool.take();
+            let mut bytes = 0;
+            let mut at = head.as_deref();
+            while let Some(stacks) = at {
+                bytes += (stacks.reals.capacity() + stacks.slabs.capacity())
+                    * core::mem::size_of::<f64>()
+                    + stacks.ints.capacity() * core::mem::size_of::<usize>();
+                at = stacks.next.as_deref();
+            }
+            pool.set(head);
+            bytes
+        })
+        .unwrap_or(0)
+    }
+
+    /// Records the `f64` stack's height for the workspace's footprint (see "Memory"):
+    /// where blocks and frames are laid down, not at every single push.
+    #[inline]
+    fn note_reals(&mut self) {
+        let stacks = &mut *self.stacks;
+        stacks.reals_peak = stacks.reals_peak.max(stacks.reals.len());
     }
 
     /// Saves an `f64`.
     #[inline]
     pub fn push(&mut self, value: f64) {
-        self.reals.push(value);
+        self.stacks.reals.push(value);
     }
 
     /// Takes back the last `f64` saved (`0.0` if there is none, which generated code never
     /// asks for).
     #[inline]
     pub fn pop(&mut self) -> f64 {
-        self.reals.pop().unwrap_or_default()
+        self.stacks.reals.pop().unwrap_or_default()
     }
 
     /// Saves an integer: a trip count or an index.
     #[inline]
     pub fn push_int(&mut self, value: usize) {
-        self.ints.push(value);
+        self.stacks.ints.push(value);
     }
 
     /// Takes back the last integer saved.
     #[inline]
     pub fn pop_int(&mut self) -> usize {
-        self.ints.pop().unwrap_or_default()
+        self.stacks.ints.pop().unwrap_or_default()
     }
 
     /// Saves which branch an `if` took.
     #[inline]
     pub fn push_flag(&mut self, taken: bool) {
-        self.ints.push(usize::from(taken));
+        self.stacks.ints.push(usize::from(taken));
     }
 
     /// Takes back the last branch saved.
@@ -119,22 +272,24 @@ impl Workspace {
     /// Saves every element of an `f64` array (nested arrays too).
     #[inline]
     pub fn push_array<A: Flat + ?Sized>(&mut self, array: &A) {
-        array.push_to(&mut self.reals);
+        array.push_to(&mut self.stacks.reals);
+        self.note_reals();
     }
 
     /// Takes back an array saved by [`push_array`](Self::push_array) into `array`.
     #[inline]
     pub fn pop_array<A: Flat + ?Sized>(&mut self, array: &mut A) {
-        array.pop_from(&mut self.reals);
+        array.pop_from(&mut self.stacks.reals);
     }
 
     /// A block of `n` new `f64`s (zeros) on top of the `f64` stack: the gradient of a
     /// slice that a loop preaccumulates ([`rows`](Self::rows) for a slice of arrays).
     #[inline]
     pub fn block(&mut self, n: usize) -> &mut [f64] {
-        let start = self.reals.len();
-        self.reals.resize(start + n, 0.0);
-        &mut self.reals[start..]
+        let start = self.stacks.reals.len();
+        self.stacks.reals.resize(start + n, 0.0);
+        self.note_reals();
+        &mut self.stacks.reals[start..]
     }
 
     /// A block of `n` rows of `N` new `f64`s (zeros) on top of the stack, indexed as
@@ -161,21 +316,21 @@ impl Workspace {
     #[doc(hidden)]
     #[inline]
     pub fn reals(&self) -> &[f64] {
-        &self.reals
+        &self.stacks.reals
     }
 
     /// Every `f64` on the stack, to add to.
     #[doc(hidden)]
     #[inline]
     pub fn reals_mut(&mut self) -> &mut [f64] {
-        &mut self.reals
+        &mut self.stacks.reals
     }
 
     /// Every `f64` on the stack as rows of `N`.
     #[doc(hidden)]
     #[inline]
     pub fn all_rows<const N: usize>(&mut self) -> Rows<'_, N> {
-        Rows(&mut self.reals)
+        Rows(&mut self.stacks.reals)
     }
 
     /// A slab of `n` `f64`s on top of the slab stack, for a loop that knows its trip count
@@ -186,13 +341,14 @@ impl Workspace {
     /// before a write shows in a gradient).
     #[inline]
     pub fn slab(&mut self, n: usize) -> &mut [f64] {
-        let start = self.slab_top;
+        let start = self.stacks.slab_top;
         let end = start + n;
-        if self.slabs.len() < end {
-            self.slabs.resize(end, 0.0);
+        if self.stacks.slabs.len() < end {
+            self.stacks.slabs.resize(end, 0.0);
         }
-        self.slab_top = end;
-        let slab = &mut self.slabs[start..end];
+        self.stacks.slab_top = end;
+        self.stacks.slab_peak = self.stacks.slab_peak.max(end);
+        let slab = &mut self.stacks.slabs[start..end];
         if cfg!(debug_assertions) {
             slab.fill(f64::NAN);
         }
@@ -203,44 +359,48 @@ impl Workspace {
     /// the reverse sweep.
     #[inline]
     pub fn slab_top(&self, n: usize) -> &[f64] {
-        &self.slabs[self.slab_top.saturating_sub(n)..self.slab_top]
+        &self.stacks.slabs[self.stacks.slab_top.saturating_sub(n)..self.stacks.slab_top]
     }
 
     /// Drops the top `n` `f64`s of the slab stack (a slab the reverse sweep is done
     /// with).
     #[inline]
     pub fn release_slab(&mut self, n: usize) {
-        self.slab_top = self.slab_top.saturating_sub(n);
+        self.stacks.slab_top = self.stacks.slab_top.saturating_sub(n);
     }
 
     /// Saves the values of one loop iteration, laid out in a frame.
     #[inline]
     pub fn push_frame(&mut self, frame: &[f64]) {
-        self.reals.extend_from_slice(frame);
+        self.stacks.reals.extend_from_slice(frame);
+        self.note_reals();
     }
 
     /// Takes back the last frame of `N` values.
     #[inline]
     pub fn pop_frame<const N: usize>(&mut self) -> [f64; N] {
-        let start = self.reals.len().saturating_sub(N);
+        let start = self.stacks.reals.len().saturating_sub(N);
         let mut frame = [0.0; N];
-        let saved = &self.reals[start..];
+        let saved = &self.stacks.reals[start..];
         let n = saved.len().min(N);
         frame[..n].copy_from_slice(&saved[..n]);
-        self.reals.truncate(start);
+        self.stacks.reals.truncate(start);
         frame
     }
 
     /// The number of `f64`s and integers held (for tests and for sizing).
     #[must_use]
     pub fn len(&self) -> (usize, usize) {
-        (self.reals.len() + self.slab_top, self.ints.len())
+        (
+            self.stacks.reals.len() + self.stacks.slab_top,
+            self.stacks.ints.len(),
+        )
     }
 
     /// Whether nothing is saved.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.reals.is_empty() && self.ints.is_empty() && self.slab_top == 0
+        self.stacks.reals.is_empty() && self.stacks.ints.is_empty() && self.stacks.slab_top == 0
     }
 }
 
@@ -685,15 +845,75 @@ mod tests {
     #[test]
     fn the_pool_reuses_capacity_and_nests() {
         let mut outer = Workspace::take();
-        outer.reals.reserve(1000);
+        outer.stacks.reals.reserve(1000);
         let inner = Workspace::take(); // taken while `outer` is out: a different one
-        assert!(inner.reals.capacity() < 1000 || inner.reals.is_empty());
+        assert!(inner.stacks.reals.capacity() < 1000 || inner.stacks.reals.is_empty());
         inner.recycle();
         outer.push(1.0);
         outer.recycle();
         let again = Workspace::take();
-        assert!(again.reals.capacity() >= 1000);
+        assert!(again.stacks.reals.capacity() >= 1000);
         assert!(again.is_empty());
         again.recycle();
+    }
+
+    /// One call that lays down `slab` numbers on the slab stack and a block of `block`
+    /// on the `f64` stack, as a gradient over that many samples does.
+    fn call(slab: usize, block: usize) {
+        let mut ws = Workspace::take();
+        ws.slab(slab).fill(1.0);
+        ws.block(block)[0] = 2.0;
+        ws.recycle();
+    }
+
+    #[test]
+    fn a_large_call_keeps_its_memory_while_calls_need_it() {
+        Workspace::release_pool();
+        let large = 4 * Workspace::KEPT / 8;
+        for _ in 0..3 * Workspace::QUIET_CALLS {
+            call(large, large);
+        }
+        // Each call used all of it: nothing was given back, so nothing was allocated again.
+        assert!(Workspace::pooled_bytes() >= 2 * large * 8);
+        // Calls that use a third of it are not quiet enough (under a quarter) to shrink it.
+        for _ in 0..3 * Workspace::QUIET_CALLS {
+            call(large / 3, large / 3);
+        }
+        assert!(Workspace::pooled_bytes() >= 2 * large * 8);
+    }
+
+    #[test]
+    fn the_pool_shrinks_after_quiet_calls() {
+        Workspace::release_pool();
+        let large = 64 * Workspace::KEPT / 8; // 64 MiB on each stack
+        call(large, large);
+        let after_large = Workspace::pooled_bytes();
+        assert!(after_large >= 2 * large * 8, "{after_large}");
+        for _ in 1..Workspace::QUIET_CALLS {
+            call(1000, 10);
+        }
+        // Not yet: one large call among small ones keeps its memory for a while.
+        assert_eq!(Workspace::pooled_bytes(), after_large);
+        call(1000, 10);
+        // Now twice the most the quiet calls used, at least `KEPT` a stack.
+        let kept = Workspace::pooled_bytes();
+        assert!(kept <= 3 * Workspace::KEPT, "{kept}");
+        // A large call after that grows it again, as the first one did.
+        call(large, 1);
+        assert!(Workspace::pooled_bytes() >= large * 8);
+        Workspace::release_pool();
+        assert_eq!(Workspace::pooled_bytes(), 0);
+    }
+
+    #[test]
+    fn a_released_pool_starts_again() {
+        call(10, 10);
+        Workspace::release_pool();
+        assert_eq!(Workspace::pooled_bytes(), 0);
+        let mut ws = Workspace::take();
+        ws.push(3.0);
+        assert_eq!(ws.pop(), 3.0);
+        ws.recycle();
+        assert!(Workspace::pooled_bytes() > 0);
     }
 }
