@@ -36,7 +36,7 @@ pub use autodiff_runtime::{rules, stop_gradient, Differentiable, DomainError, F6
 /// A gradient call takes a workspace from its thread's pool and gives it back with its
 /// capacity, so later calls allocate nothing. After a call far larger than the ones that
 /// follow, a workspace shrinks by itself once 64 calls in a row have used less than a
-/// quarter of it (to twice the most they used, and never below 1 MiB a stack); [`release`]
+/// quarter of it (to twice the most they used, and never below 1 MiB a stack); [`release`](crate::workspaces::release)
 /// gives this thread's pool back at once.
 ///
 /// ```
