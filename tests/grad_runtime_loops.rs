@@ -344,3 +344,48 @@ fn windows_and_chunks_over_array_parameters() {
         );
     }
 }
+
+/// Two loops over the same slice, one after the other, with one and three saved values per
+/// iteration: short slices keep both loops' frames in stack buffers, longer ones in the
+/// workspace, and between 11 and 32 elements the first fits and the second does not
+/// (so the second's slab is the only one the workspace releases).
+#[grad]
+#[allow(clippy::needless_range_loop)]
+fn two_passes(xs: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..xs.len() {
+        s = 0.5 * s + (xs[i] * xs[i]).tanh();
+    }
+    let mut t = 0.0;
+    for x in xs {
+        let u = (x * s).sin();
+        t += u * u.exp() + (x + t).tanh() * x.tanh();
+    }
+    s * t
+}
+
+#[test]
+fn short_and_long_slices_around_the_stack_buffer() {
+    for n in [0, 1, 2, 3, 10, 11, 12, 31, 32, 33, 40, 100] {
+        let xs: Vec<f64> = (0..n).map(|i| 0.3 + 0.1 * (i as f64 * 1.7).sin()).collect();
+        check(
+            &format!("two_passes over {n}"),
+            |x: &[f64]| two_passes(x),
+            two_passes_grad(&xs),
+            &xs,
+        );
+    }
+}
+
+#[test]
+fn a_short_slice_takes_nothing_from_the_pool() {
+    autodiff::workspaces::release();
+    let xs = [0.3, -0.7, 1.1];
+    let _ = two_passes_grad(&xs);
+    assert_eq!(autodiff::workspaces::pooled_bytes(), 0, "3 elements");
+    let long = vec![0.25; 50];
+    let (value, grad) = two_passes_grad(&long);
+    assert!(autodiff::workspaces::pooled_bytes() > 0, "50 elements");
+    // The workspace, back in the pool, serves the next long call the same.
+    assert_eq!(two_passes_grad(&long), (value, grad));
+}

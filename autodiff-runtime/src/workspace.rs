@@ -31,7 +31,9 @@ use alloc::vec::Vec;
 /// takes one from a thread-local pool ([`take`](Self::take)) and gives it back
 /// ([`recycle`](Self::recycle)).
 ///
-/// A workspace is one pointer: taking one from the pool and giving it back moves that
+/// A workspace is one pointer, and it reaches the pool only when first used: a call that
+/// takes a workspace and ends up saving nothing in it (its loops' frames fitted on the
+/// stack) costs nothing more. Taking one from the pool and giving it back moves that
 /// pointer in and out of a thread-local list, with no borrow flag and no copy of the
 /// stacks (a few nanoseconds).
 ///
@@ -47,7 +49,8 @@ use alloc::vec::Vec;
 #[cfg(feature = "alloc")]
 #[derive(Debug, Default)]
 pub struct Workspace {
-    stacks: alloc::boxed::Box<Stacks>,
+    /// `None` until first used.
+    stacks: Option<alloc::boxed::Box<Stacks>>,
 }
 
 /// What a [`Workspace`] points to.
@@ -137,12 +140,24 @@ impl Workspace {
     /// calls use (see "Memory" above): 1 MiB.
     pub const KEPT: usize = 1 << 20;
 
-    /// A workspace from this thread's pool, or a new one when the pool is empty. (Without
-    /// the `std` feature there is no pool: always a new one, which allocates when it
-    /// first grows.)
+    /// A workspace for one gradient call. It takes its stacks from this thread's pool when
+    /// first used, or new ones when the pool is empty. (Without the `std` feature there is
+    /// no pool: always new ones, which allocate when they first grow.)
     #[must_use]
     #[inline]
-    pub fn take() -> Self {
+    pub const fn take() -> Self {
+        Self { stacks: None }
+    }
+
+    /// The stacks, taken from the pool on first use.
+    #[inline]
+    fn stacks(&mut self) -> &mut Stacks {
+        self.stacks.get_or_insert_with(Self::from_pool)
+    }
+
+    /// Stacks from this thread's pool, or new ones.
+    #[inline]
+    fn from_pool() -> alloc::boxed::Box<Stacks> {
         #[cfg(feature = "std")]
         {
             let pooled = POOL.try_with(|pool| {
@@ -150,32 +165,34 @@ impl Workspace {
                 pool.set(stacks.next.take());
                 Some(stacks)
             });
-            match pooled {
-                Ok(Some(stacks)) => Self { stacks },
-                _ => Self::default(),
+            if let Ok(Some(stacks)) = pooled {
+                return stacks;
             }
         }
-        #[cfg(not(feature = "std"))]
-        {
-            Self::default()
+        alloc::boxed::Box::default()
+    }
+
+    /// Empties the workspace and returns its stacks to this thread's pool, keeping their
+    /// capacity (see "Memory" above for when they shrink). (Without the `std` feature
+    /// they are dropped.)
+    #[inline]
+    pub fn recycle(self) {
+        if let Some(stacks) = self.stacks {
+            Self::to_pool(stacks);
         }
     }
 
-    /// Empties the workspace and returns it to this thread's pool, keeping its capacity
-    /// (see "Memory" above for when it shrinks). (Without the `std` feature it is
-    /// dropped.)
-    #[inline]
-    pub fn recycle(mut self) {
-        let stacks = &mut *self.stacks;
+    /// Empties `stacks` and puts them back in the pool.
+    fn to_pool(mut stacks: alloc::boxed::Box<Stacks>) {
         stacks.settle();
         stacks.reals.clear();
         stacks.ints.clear();
         stacks.slab_top = 0;
-        // During thread teardown the pool may be gone; the workspace is then dropped.
+        // During thread teardown the pool may be gone; the stacks are then dropped.
         #[cfg(feature = "std")]
         let _ = POOL.try_with(move |pool| {
-            self.stacks.next = pool.take();
-            pool.set(Some(self.stacks));
+            stacks.next = pool.take();
+            pool.set(Some(stacks));
         });
     }
 
@@ -228,39 +245,39 @@ impl Workspace {
     /// where blocks and frames are laid down, not at every single push.
     #[inline]
     fn note_reals(&mut self) {
-        let stacks = &mut *self.stacks;
+        let stacks = self.stacks();
         stacks.reals_peak = stacks.reals_peak.max(stacks.reals.len());
     }
 
     /// Saves an `f64`.
     #[inline]
     pub fn push(&mut self, value: f64) {
-        self.stacks.reals.push(value);
+        self.stacks().reals.push(value);
     }
 
     /// Takes back the last `f64` saved (`0.0` if there is none, which generated code never
     /// asks for).
     #[inline]
     pub fn pop(&mut self) -> f64 {
-        self.stacks.reals.pop().unwrap_or_default()
+        self.stacks().reals.pop().unwrap_or_default()
     }
 
     /// Saves an integer: a trip count or an index.
     #[inline]
     pub fn push_int(&mut self, value: usize) {
-        self.stacks.ints.push(value);
+        self.stacks().ints.push(value);
     }
 
     /// Takes back the last integer saved.
     #[inline]
     pub fn pop_int(&mut self) -> usize {
-        self.stacks.ints.pop().unwrap_or_default()
+        self.stacks().ints.pop().unwrap_or_default()
     }
 
     /// Saves which branch an `if` took.
     #[inline]
     pub fn push_flag(&mut self, taken: bool) {
-        self.stacks.ints.push(usize::from(taken));
+        self.stacks().ints.push(usize::from(taken));
     }
 
     /// Takes back the last branch saved.
@@ -272,24 +289,25 @@ impl Workspace {
     /// Saves every element of an `f64` array (nested arrays too).
     #[inline]
     pub fn push_array<A: Flat + ?Sized>(&mut self, array: &A) {
-        array.push_to(&mut self.stacks.reals);
+        array.push_to(&mut self.stacks().reals);
         self.note_reals();
     }
 
     /// Takes back an array saved by [`push_array`](Self::push_array) into `array`.
     #[inline]
     pub fn pop_array<A: Flat + ?Sized>(&mut self, array: &mut A) {
-        array.pop_from(&mut self.stacks.reals);
+        array.pop_from(&mut self.stacks().reals);
     }
 
     /// A block of `n` new `f64`s (zeros) on top of the `f64` stack: the gradient of a
     /// slice that a loop preaccumulates ([`rows`](Self::rows) for a slice of arrays).
     #[inline]
     pub fn block(&mut self, n: usize) -> &mut [f64] {
-        let start = self.stacks.reals.len();
-        self.stacks.reals.resize(start + n, 0.0);
-        self.note_reals();
-        &mut self.stacks.reals[start..]
+        let stacks = self.stacks();
+        let start = stacks.reals.len();
+        stacks.reals.resize(start + n, 0.0);
+        stacks.reals_peak = stacks.reals_peak.max(start + n);
+        &mut stacks.reals[start..]
     }
 
     /// A block of `n` rows of `N` new `f64`s (zeros) on top of the stack, indexed as
@@ -316,21 +334,21 @@ impl Workspace {
     #[doc(hidden)]
     #[inline]
     pub fn reals(&self) -> &[f64] {
-        &self.stacks.reals
+        self.stacks.as_ref().map_or(&[], |stacks| &stacks.reals)
     }
 
     /// Every `f64` on the stack, to add to.
     #[doc(hidden)]
     #[inline]
     pub fn reals_mut(&mut self) -> &mut [f64] {
-        &mut self.stacks.reals
+        &mut self.stacks().reals
     }
 
     /// Every `f64` on the stack as rows of `N`.
     #[doc(hidden)]
     #[inline]
     pub fn all_rows<const N: usize>(&mut self) -> Rows<'_, N> {
-        Rows(&mut self.stacks.reals)
+        Rows(&mut self.stacks().reals)
     }
 
     /// A slab of `n` `f64`s on top of the slab stack, for a loop that knows its trip count
@@ -341,14 +359,15 @@ impl Workspace {
     /// before a write shows in a gradient).
     #[inline]
     pub fn slab(&mut self, n: usize) -> &mut [f64] {
-        let start = self.stacks.slab_top;
+        let stacks = self.stacks();
+        let start = stacks.slab_top;
         let end = start + n;
-        if self.stacks.slabs.len() < end {
-            self.stacks.slabs.resize(end, 0.0);
+        if stacks.slabs.len() < end {
+            stacks.slabs.resize(end, 0.0);
         }
-        self.stacks.slab_top = end;
-        self.stacks.slab_peak = self.stacks.slab_peak.max(end);
-        let slab = &mut self.stacks.slabs[start..end];
+        stacks.slab_top = end;
+        stacks.slab_peak = stacks.slab_peak.max(end);
+        let slab = &mut stacks.slabs[start..end];
         if cfg!(debug_assertions) {
             slab.fill(f64::NAN);
         }
@@ -359,48 +378,53 @@ impl Workspace {
     /// the reverse sweep.
     #[inline]
     pub fn slab_top(&self, n: usize) -> &[f64] {
-        &self.stacks.slabs[self.stacks.slab_top.saturating_sub(n)..self.stacks.slab_top]
+        let Some(stacks) = &self.stacks else {
+            return &[];
+        };
+        &stacks.slabs[stacks.slab_top.saturating_sub(n)..stacks.slab_top]
     }
 
     /// Drops the top `n` `f64`s of the slab stack (a slab the reverse sweep is done
     /// with).
     #[inline]
     pub fn release_slab(&mut self, n: usize) {
-        self.stacks.slab_top = self.stacks.slab_top.saturating_sub(n);
+        if let Some(stacks) = &mut self.stacks {
+            stacks.slab_top = stacks.slab_top.saturating_sub(n);
+        }
     }
 
     /// Saves the values of one loop iteration, laid out in a frame.
     #[inline]
     pub fn push_frame(&mut self, frame: &[f64]) {
-        self.stacks.reals.extend_from_slice(frame);
+        self.stacks().reals.extend_from_slice(frame);
         self.note_reals();
     }
 
     /// Takes back the last frame of `N` values.
     #[inline]
     pub fn pop_frame<const N: usize>(&mut self) -> [f64; N] {
-        let start = self.stacks.reals.len().saturating_sub(N);
+        let reals = &mut self.stacks().reals;
+        let start = reals.len().saturating_sub(N);
         let mut frame = [0.0; N];
-        let saved = &self.stacks.reals[start..];
+        let saved = &reals[start..];
         let n = saved.len().min(N);
         frame[..n].copy_from_slice(&saved[..n]);
-        self.stacks.reals.truncate(start);
+        reals.truncate(start);
         frame
     }
 
     /// The number of `f64`s and integers held (for tests and for sizing).
     #[must_use]
     pub fn len(&self) -> (usize, usize) {
-        (
-            self.stacks.reals.len() + self.stacks.slab_top,
-            self.stacks.ints.len(),
-        )
+        self.stacks.as_ref().map_or((0, 0), |stacks| {
+            (stacks.reals.len() + stacks.slab_top, stacks.ints.len())
+        })
     }
 
     /// Whether nothing is saved.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.stacks.reals.is_empty() && self.stacks.ints.is_empty() && self.stacks.slab_top == 0
+        self.len() == (0, 0)
     }
 }
 
@@ -845,14 +869,14 @@ mod tests {
     #[test]
     fn the_pool_reuses_capacity_and_nests() {
         let mut outer = Workspace::take();
-        outer.stacks.reals.reserve(1000);
+        outer.stacks().reals.reserve(1000);
         let inner = Workspace::take(); // taken while `outer` is out: a different one
-        assert!(inner.stacks.reals.capacity() < 1000 || inner.stacks.reals.is_empty());
+        assert!(inner.stacks.as_ref().is_none());
         inner.recycle();
         outer.push(1.0);
         outer.recycle();
-        let again = Workspace::take();
-        assert!(again.stacks.reals.capacity() >= 1000);
+        let mut again = Workspace::take();
+        assert!(again.stacks().reals.capacity() >= 1000);
         assert!(again.is_empty());
         again.recycle();
     }

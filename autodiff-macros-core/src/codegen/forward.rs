@@ -254,6 +254,9 @@ impl Generator<'_> {
         written(body, &mut writes);
         writes.push(counter);
         let dynamic = max_trips.is_none() || self.dynamic();
+        // Whether the sweep of this loop will run in the scope its forward pass runs in:
+        // then a slab that fits a small stack buffer can live there.
+        let unscoped = !self.scoped();
         // A loop of run-time length with only constant loops inside keeps its values in
         // frames of fixed layout: in one block of the workspace when it knows its trip
         // count (a slab), else in a stack array pushed at the end of each iteration.
@@ -316,7 +319,8 @@ impl Generator<'_> {
             self.tapes.push(quote! {
                 const #size: #usize = { let #sum = #total; if #sum == 0 { 1 } else { #sum } };
             });
-            self.slab_loops.insert(counter, (slab, framed));
+            let small = unscoped && !framed;
+            self.slab_loops.insert(counter, (slab, framed, small));
             self.uses_workspace = true;
             let iter = iter_slot(depth);
             let ws = workspace();
@@ -327,6 +331,22 @@ impl Generator<'_> {
             } else {
                 // One block; the loop walks its frames alongside the counter.
                 slab_take = quote!(let #block = #ws.slab(#count_slot * #size););
+                if small {
+                    // A short loop's block on the stack, so that the call takes no
+                    // workspace from the pool (the workspace is taken on first use).
+                    let (buffer, fits) = small_slab(slab);
+                    let f64 = crate::types::primitive("f64");
+                    self.tapes
+                        .push(quote!(let mut #buffer = [0.0 as #f64; #SMALL_SLAB];));
+                    slab_take = quote! {
+                        let #fits = #count_slot * #size <= #SMALL_SLAB;
+                        let #block: &mut [#f64] = if #fits {
+                            &mut #buffer[..#count_slot * #size]
+                        } else {
+                            #ws.slab(#count_slot * #size)
+                        };
+                    };
+                }
                 slab_frame = quote!(let #iter = 0usize;);
                 pattern = quote!((#index, #frame));
                 range = quote! {

@@ -970,7 +970,8 @@ struct Generator<'a> {
     /// For each loop run with frames (by counter): the slab's number, and whether its
     /// frames are pushed one by one (no trip count known in advance) rather than laid out
     /// in one block.
-    slab_loops: HashMap<VarId, (usize, bool)>,
+    /// And whether its block is on the stack when short enough (see `small_slab`).
+    slab_loops: HashMap<VarId, (usize, bool, bool)>,
     /// Nodes that get no slot of their own, with what stands for them: a read of a real
     /// scalar variable that nothing reassigns is that variable (`x`, not
     /// `let __primal_0 = x;`).
@@ -1007,6 +1008,18 @@ struct Generator<'a> {
 fn slab_names(slab: usize) -> (Ident, Ident, Ident) {
     let name = |kind: &str| Ident::new(&format!("__{kind}_{slab}"), Span::mixed_site());
     (name("slab"), name("frame"), name("FRAME"))
+}
+
+/// The most `f64`s a slab keeps in a stack buffer of its own instead of the workspace:
+/// the frames of a short loop (three samples of a handful of saved values), so that a call
+/// over a short slice takes nothing from the pool. The buffer is zeroed at each call.
+const SMALL_SLAB: usize = 32;
+
+/// The stack buffer of a slab whose forward pass and sweep run in one scope, and the flag
+/// that says whether its block fits there.
+fn small_slab(slab: usize) -> (Ident, Ident) {
+    let name = |kind: &str| Ident::new(&format!("__{kind}_{slab}"), Span::mixed_site());
+    (name("small"), name("fits"))
 }
 
 /// Whether a loop body can live in a slab: every loop inside has a constant trip count.

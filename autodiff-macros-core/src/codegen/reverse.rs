@@ -221,9 +221,9 @@ impl Generator<'_> {
                     .get(counter)
                     .cloned()
                     .unwrap_or_else(|| quote!(0usize));
-                let (slab, framed) = match self.slab_loops.get(counter) {
-                    Some(&(slab, framed)) => (Some(slab), framed),
-                    None => (None, false),
+                let (slab, framed, small) = match self.slab_loops.get(counter) {
+                    Some(&(slab, framed, small)) => (Some(slab), framed, small),
+                    None => (None, false, false),
                 };
                 let dynamic = (max_trips.is_none() || self.dynamic()) && slab.is_none();
                 let static_trips = max_trips.clone().unwrap_or_else(|| quote!(0usize));
@@ -260,8 +260,23 @@ impl Generator<'_> {
                     // been released.
                     let (block, frame, size) = slab_names(slab);
                     let iter = iter_slot(depth);
+                    let (buffer, fits) = small_slab(slab);
+                    let (top, release) = if small {
+                        (
+                            quote! {
+                                if #fits { &#buffer[..#trips * #size] }
+                                else { #ws.slab_top(#trips * #size) }
+                            },
+                            quote!(if !#fits { #ws.release_slab(#trips * #size); }),
+                        )
+                    } else {
+                        (
+                            quote!(#ws.slab_top(#trips * #size)),
+                            quote!(#ws.release_slab(#trips * #size);),
+                        )
+                    };
                     let reverse = quote! {
-                        let #block = #ws.slab_top(#trips * #size);
+                        let #block = #top;
                         for (#index, #frame) in ::core::iter::Iterator::rev(
                             ::core::iter::Iterator::zip(0..#trips, #block.chunks_exact(#size)),
                         ) {
@@ -272,7 +287,7 @@ impl Generator<'_> {
                     let reverse = self.unless_zero_seeds(stmt, &trips, &body, reverse);
                     return quote! {
                         #reverse
-                        #ws.release_slab(#trips * #size);
+                        #release
                     };
                 }
                 if body.is_empty() {
