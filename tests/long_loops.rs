@@ -98,3 +98,71 @@ fn the_workspace_is_reused_after_a_long_loop() {
     let (short, ..) = damped_hoisted_grad(a, x, y0, 3);
     assert_eq!(short, damped_hoisted(a, x, y0, 3));
 }
+
+/// Samples of the loop of constant length below: its frames (about 7 MB) would not fit a
+/// spawned thread's 2 MiB stack as stack arrays.
+const SAMPLES: usize = 200_000;
+
+/// A loop over samples of constant length that holds a loop: with the `std` feature its
+/// values go to the workspace, as over a slice.
+#[grad(wrt(w))]
+#[allow(clippy::needless_range_loop)]
+fn many_samples(w: &[f64; 2], xs: &[f64; SAMPLES]) -> f64 {
+    let mut total = 0.0;
+    for s in 0..SAMPLES {
+        let mut a = 0.0;
+        for j in 0..2 {
+            a += (w[j] * xs[s]).tanh();
+        }
+        total += a * a;
+    }
+    total
+}
+
+/// The same over a slice.
+#[grad(wrt(w))]
+#[allow(clippy::needless_range_loop)]
+fn many_samples_slice(w: &[f64; 2], xs: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for &x in xs {
+        let mut a = 0.0;
+        for j in 0..2 {
+            a += (w[j] * x).tanh();
+        }
+        total += a * a;
+    }
+    total
+}
+
+#[test]
+#[allow(clippy::needless_range_loop)]
+fn a_constant_loop_over_many_samples_runs_on_a_small_stack() {
+    let xs: Vec<f64> = (0..SAMPLES).map(|s| (s as f64 * 0.001).sin()).collect();
+    let xs: Box<[f64; SAMPLES]> = xs.into_boxed_slice().try_into().expect("SAMPLES numbers");
+    let w = [0.7, -0.4];
+    // A spawned thread with the default 2 MiB stack.
+    let (value, grad) = std::thread::spawn({
+        let xs = xs.clone();
+        move || many_samples_grad(&w, &xs)
+    })
+    .join()
+    .expect("no stack overflow");
+    assert_eq!((value, grad), many_samples_slice_grad(&w, &xs[..]));
+    // d/dw_j Σ_s a_s² = Σ_s 2·a_s·(1 - tanh²(w_j·x_s))·x_s
+    let mut want = [0.0; 2];
+    for &x in xs.iter() {
+        let a: f64 = w.iter().map(|wj| (wj * x).tanh()).sum();
+        for j in 0..2 {
+            let t = (w[j] * x).tanh();
+            want[j] += 2.0 * a * (1.0 - t * t) * x;
+        }
+    }
+    for j in 0..2 {
+        assert!(
+            (grad[j] - want[j]).abs() <= 1e-9 * want[j].abs(),
+            "∂/∂w{j}: got {}, want {}",
+            grad[j],
+            want[j]
+        );
+    }
+}

@@ -253,10 +253,19 @@ impl Generator<'_> {
         let mut writes = Vec::new();
         written(body, &mut writes);
         writes.push(counter);
-        let dynamic = max_trips.is_none() || self.dynamic();
         // Whether the sweep of this loop will run in the scope its forward pass runs in:
         // then a slab that fits a small stack buffer can live there.
         let unscoped = !self.scoped();
+        // A loop of constant length in the outermost block that holds loops (a loop over
+        // samples) keeps its values in a slab too, where the runtime pools workspaces:
+        // stack arrays would be zeroed at each call and limited by the stack.
+        let pooled = cfg!(feature = "std")
+            && unscoped
+            && !self.in_sum
+            && count.is_some()
+            && exits.is_empty()
+            && crate::ir::has_loop(body);
+        let dynamic = max_trips.is_none() || self.dynamic() || pooled;
         // A loop of run-time length with only constant loops inside keeps its values in
         // frames of fixed layout: in one block of the workspace when it knows its trip
         // count (a slab), else in a stack array pushed at the end of each iteration.

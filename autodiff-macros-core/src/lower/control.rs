@@ -141,7 +141,9 @@ impl Lowering {
         let exits = contains_exit(&for_loop.body);
         if !exits && for_loop.label.is_none() {
             if let Some((ident, start, end, inclusive)) = self.constant_range(for_loop) {
-                return self.constant_for(for_loop, ident, start, end, inclusive);
+                if !self.outermost_with_loops(for_loop) {
+                    return self.constant_for(for_loop, ident, start, end, inclusive);
+                }
             }
         }
         let span = for_loop.for_token.span;
@@ -164,6 +166,33 @@ impl Lowering {
                 });
             },
         );
+    }
+
+    /// Whether a `for` over a constant range is in the function's outermost block and holds
+    /// a loop, where the runtime has its pool of workspaces (the `std` feature): lowered
+    /// as a counted loop, whose frames code generation lays out in a slab rather than in
+    /// stack arrays zeroed at each call, and which is then not limited by the stack (see
+    /// the guide's "Stack use").
+    fn outermost_with_loops(&self, for_loop: &syn::ExprForLoop) -> bool {
+        struct Loops(bool);
+        impl<'ast> syn::visit::Visit<'ast> for Loops {
+            fn visit_expr_for_loop(&mut self, _: &'ast syn::ExprForLoop) {
+                self.0 = true;
+            }
+            fn visit_expr_while(&mut self, _: &'ast syn::ExprWhile) {
+                self.0 = true;
+            }
+            fn visit_expr_loop(&mut self, _: &'ast syn::ExprLoop) {
+                self.0 = true;
+            }
+            fn visit_item(&mut self, _: &'ast syn::Item) {}
+        }
+        if !cfg!(feature = "std") || self.loop_bodies > 0 || self.blocks.len() > 1 {
+            return false;
+        }
+        let mut loops = Loops(false);
+        syn::visit::Visit::visit_block(&mut loops, &for_loop.body);
+        loops.0
     }
 
     /// `while cond { … }`.
