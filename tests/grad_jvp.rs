@@ -458,3 +458,40 @@ fn f32_functions() {
     let expected = dx + 0.5 * dw[0] - 2.0 * dw[1];
     assert!((tangent - expected).abs() <= 1e-6 * expected.abs().max(1.0));
 }
+
+/// A callee whose partials are infinite or `NaN` at points where its value is finite.
+#[grad(jvp)]
+fn edges(a: f64, b: f64, c: f64) -> f64 {
+    a.sqrt() + b.cbrt() * 2.0 + c.hypot(b) + (c + 1.0).acosh() + a.powf(0.5) + c.atan2(b)
+}
+
+/// A caller that passes constants where the callee's partials are infinite.
+#[grad(jvp)]
+fn calls_edges(x: f64) -> f64 {
+    edges(0.0, x * x, 0.25) + edges(x, 0.0, 0.0) * 0.5 + edges(x, x, x)
+}
+
+#[test]
+fn constants_at_the_edge_of_a_callee_give_no_nan() {
+    for x in [0.3, 0.7, 1.4] {
+        let (value, tangent) = calls_edges_jvp(x, 1.0);
+        assert_eq!(value, calls_edges(x));
+        let (_, gradient) = calls_edges_grad(x);
+        assert!(tangent.is_finite(), "x = {x}: tangent {tangent}");
+        assert_close(tangent, gradient, 1e-12, "tangent against the gradient");
+        let fd = fd_along(|p| calls_edges(p[0]), &[x], &[1.0]);
+        assert_close(tangent, fd, 1e-6, "tangent against a central difference");
+    }
+}
+
+#[test]
+fn a_direction_with_zeros_does_not_move_an_edge() {
+    // ∂/∂a of √a is infinite at a = 0; the direction leaves `a` where it is.
+    let (value, tangent) = edges_jvp(0.0, 0.5, 0.2, 0.0, 1.0, -1.0);
+    assert_eq!(value, edges(0.0, 0.5, 0.2));
+    let fd = fd_along(|p| edges(0.0, p[0], p[1]), &[0.5, 0.2], &[1.0, -1.0]);
+    assert_close(tangent, fd, 1e-6, "tangent along (0, 1, -1)");
+    // Moving `a` from 0 is infinitely steep, as it should be.
+    let (_, steep) = edges_jvp(0.0, 0.5, 0.2, 1.0, 0.0, 0.0);
+    assert_eq!(steep, f64::INFINITY);
+}

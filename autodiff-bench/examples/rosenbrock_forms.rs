@@ -5,6 +5,11 @@
 //! for one form: `rosenbrock_forms <form> <calls>`) and time per call, the least of 5
 //! batches of 10⁶ calls.
 //!
+//! Then each form again, called directly (so that it may be inlined) from a loop that
+//! computes the ten arguments from the loop index and sums the results, as a user's
+//! optimizer or sampler does: the least of 5 batches of 10⁶ iterations, and the ratio
+//! to the hand-written gradient in the same loop.
+//!
 //! ```sh
 //! cargo run --release -p autodiff-bench --example rosenbrock_forms [-- --callgrind]
 //! ```
@@ -132,6 +137,51 @@ fn forms() -> [(&'static str, &'static Gradient); 4] {
     ]
 }
 
+/// The time per iteration of a loop that computes the ten arguments from its index, calls
+/// `f` (monomorphised, so it may be inlined) and adds up the value and the gradient. Not
+/// inlined itself, so that each form's loop is compiled on its own.
+#[inline(never)]
+fn in_a_loop(f: impl Fn(&[f64; 10]) -> (f64, [f64; 10])) -> f64 {
+    let n = 1_000_000usize;
+    let mut time = f64::MAX;
+    for _ in 0..5 {
+        let t = std::time::Instant::now();
+        let mut total = 0.0;
+        for k in 0..black_box(n) {
+            let x: [f64; 10] = std::array::from_fn(|i| X[i] + 1e-3 * ((k + 3 * i) % 17) as f64);
+            let (value, gradient) = f(&x);
+            total += value + gradient.iter().sum::<f64>();
+        }
+        black_box(total);
+        time = time.min(t.elapsed().as_secs_f64());
+    }
+    time * 1e9 / n as f64
+}
+
+/// Each form called from a loop ([`in_a_loop`]), against the hand-written gradient there.
+fn in_loops() {
+    let mul = |x: &[f64; 10]| {
+        let (v, d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) =
+            r_mul_grad(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9]);
+        (v, [d0, d1, d2, d3, d4, d5, d6, d7, d8, d9])
+    };
+    let lets = |x: &[f64; 10]| {
+        let (v, d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) =
+            r_lets_grad(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9]);
+        (v, [d0, d1, d2, d3, d4, d5, d6, d7, d8, d9])
+    };
+    let hand = in_a_loop(hand_written);
+    println!("\ncalled from a loop that computes the arguments (ns per iteration, ratio to hand-written):");
+    println!("{:14} {hand:6.2} ns", "hand-written");
+    for (name, time) in [
+        ("powi", in_a_loop(rosenbrock_generated)),
+        ("mul", in_a_loop(mul)),
+        ("lets", in_a_loop(lets)),
+    ] {
+        println!("{name:14} {time:6.2} ns  {:.2}x", time / hand);
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--").collect();
     if let [name, calls] = args.as_slice() {
@@ -160,4 +210,5 @@ fn main() {
     for (name, f) in forms() {
         count(name, f, callgrind);
     }
+    in_loops();
 }

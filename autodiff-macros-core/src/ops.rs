@@ -62,7 +62,21 @@ impl Op {
     pub fn calls_rule(&self) -> bool {
         self.partials.iter().any(|p| matches!(p, Partial::Rule(_)))
     }
+
+    /// Whether a partial can be infinite or `NaN` where the value is finite, so that
+    /// forward mode scales a tangent by it only where the tangent is not zero (see
+    /// `autodiff_runtime::rules::through_edge`).
+    pub fn has_edge(&self) -> bool {
+        EDGES.contains(&self.name)
+    }
 }
+
+/// The operations whose partial can be infinite or `NaN` where their value is finite:
+/// `sqrt` and `cbrt` at 0, `asin` and `acos` at ±1, `acosh` at 1, `hypot` and `atan2` at
+/// the origin, `powf` at a zero base.
+const EDGES: &[&str] = &[
+    "sqrt", "cbrt", "asin", "acos", "acosh", "hypot", "atan2", "powf",
+];
 
 use Arg::{Int, Real};
 use Partial::{MinusOne, One, Primal, Rule};

@@ -378,6 +378,19 @@ mod table {
     }
 
     #[test]
+    fn operations_with_an_edge_are_in_the_table() {
+        let edges: Vec<_> = OPS
+            .iter()
+            .filter(|op| op.has_edge())
+            .map(|op| op.name)
+            .collect();
+        assert_eq!(edges.len(), 8, "{edges:?}");
+        for op in OPS.iter().filter(|op| op.has_edge()) {
+            assert!(op.calls_rule(), "{}: a partial from a rule", op.name);
+        }
+    }
+
+    #[test]
     fn names_are_unique_per_syntax() {
         for (i, a) in OPS.iter().enumerate() {
             for b in &OPS[i + 1..] {

@@ -39,6 +39,65 @@
 //! Outside an operation's domain the partials follow IEEE arithmetic (`NaN` or
 //! infinities), exactly like the value.
 
+/// A tangent that a partial scales in forward mode: a number (`f64`, `f32`) or
+/// [`Lanes`](crate::Lanes).
+pub trait EdgeTangent<P>: Copy {
+    /// `partial · self`, or `self` (a zero) when `self` is zero: see [`through_edge`].
+    #[must_use]
+    fn through_edge(self, partial: P) -> Self;
+}
+
+impl EdgeTangent<f64> for f64 {
+    #[inline]
+    fn through_edge(self, partial: f64) -> f64 {
+        if self == 0.0 {
+            self
+        } else {
+            partial * self
+        }
+    }
+}
+
+impl EdgeTangent<f32> for f32 {
+    #[inline]
+    fn through_edge(self, partial: f32) -> f32 {
+        if self == 0.0 {
+            self
+        } else {
+            partial * self
+        }
+    }
+}
+
+impl<const K: usize> EdgeTangent<f64> for crate::Lanes<K> {
+    #[inline]
+    fn through_edge(self, partial: f64) -> Self {
+        crate::Lanes(self.0.map(|t| t.through_edge(partial)))
+    }
+}
+
+/// The tangent of an operation whose partial can be infinite or `NaN` where its value is
+/// finite (`sqrt` and `cbrt` at 0, `asin` and `acos` at ±1, `acosh` at 1, `hypot` and
+/// `atan2` at the origin, `powf` at a zero base): `partial · tangent`, except that a
+/// zero tangent gives zero. A number that does not move moves nothing, whatever the
+/// partial; `0 · ∞` would make the whole directional derivative `NaN`. This is what
+/// forward mode needs where a constant reaches such an operation through a call (its
+/// tangent is zero, not absent) or a direction has zeros. (The reverse sweep leaves out
+/// the adjoints of constants altogether.)
+///
+/// ```
+/// use autodiff_runtime::rules::through_edge;
+/// let partial = 1.0 / (2.0 * 0.0f64.sqrt()); // ∞: d√x/dx at 0
+/// assert_eq!(through_edge(partial, 0.0), 0.0);
+/// assert_eq!(through_edge(partial, 1e-3), f64::INFINITY);
+/// assert_eq!(through_edge(0.25, 2.0), 0.5);
+/// ```
+#[inline]
+#[must_use]
+pub fn through_edge<T: EdgeTangent<P>, P>(partial: P, tangent: T) -> T {
+    tangent.through_edge(partial)
+}
+
 pub mod generic;
 #[cfg(feature = "std")]
 pub mod second;

@@ -748,7 +748,11 @@ impl Tangent<'_> {
                                 .unwrap_or_else(|| quote!(0.0));
                             let name = partial_slot(id, real);
                             out.extend(quote!(let #name = #partial;));
-                            self.scaled(&t, &name.to_token_stream())
+                            if op.has_edge() {
+                                quote!(::autodiff::__private::rules::through_edge(#name, #t))
+                            } else {
+                                self.scaled(&t, &name.to_token_stream())
+                            }
                         }
                     };
                     terms.push(term);
