@@ -339,23 +339,24 @@ impl Generator<'_> {
                 frame_push = quote!(#ws.push_frame(&#frame););
             } else {
                 // One block; the loop walks its frames alongside the counter.
-                slab_take = quote!(let #block = #ws.slab(#count_slot * #size););
-                if small {
+                slab_take = if small {
                     // A short loop's block on the stack, so that the call takes no
                     // workspace from the pool (the workspace is taken on first use).
                     let (buffer, fits) = small_slab(slab);
                     let f64 = crate::types::primitive("f64");
                     self.tapes
                         .push(quote!(let mut #buffer = [0.0 as #f64; #SMALL_SLAB];));
-                    slab_take = quote! {
+                    quote! {
                         let #fits = #count_slot * #size <= #SMALL_SLAB;
                         let #block: &mut [#f64] = if #fits {
                             &mut #buffer[..#count_slot * #size]
                         } else {
                             #ws.slab(#count_slot * #size)
                         };
-                    };
-                }
+                    }
+                } else {
+                    quote!(let #block = #ws.slab(#count_slot * #size);)
+                };
                 slab_frame = quote!(let #iter = 0usize;);
                 pattern = quote!((#index, #frame));
                 range = quote! {
