@@ -71,7 +71,8 @@ struct Stacks {
     window: (usize, usize),
     /// Calls in a row that used less than a quarter of the capacity.
     quiet: u32,
-    /// The next workspace in this thread's pool.
+    /// The next workspace in this thread's pool (there is a pool with `std` only).
+    #[cfg(feature = "std")]
     next: Option<alloc::boxed::Box<Stacks>>,
 }
 
