@@ -41,11 +41,12 @@ use alloc::vec::Vec;
 /// The pool keeps, on each thread, as many workspaces as gradient calls were ever nested
 /// there (one, unless a gradient calls another), each with the capacity its calls needed.
 /// A call far larger than the ones after it does not hold its memory for long: once
-/// [`QUIET_CALLS`](Self::QUIET_CALLS) calls in a row have used less than a quarter of a workspace's capacity
-/// (beyond [`KEPT`](Self::KEPT) bytes), the workspace shrinks to twice the most they used. So a
-/// thread's pool holds, after a while, about twice what its recent calls need, and at
-/// least [`KEPT`](Self::KEPT) bytes per stack. [`Workspace::release_pool`] frees this thread's pool at
-/// once; a thread's pool is freed when the thread ends.
+/// [`QUIET_CALLS`](Self::QUIET_CALLS) calls in a row have used less than a quarter of a
+/// workspace's capacity (beyond [`KEPT`](Self::KEPT) bytes), the workspace shrinks to
+/// twice the most they used. So a thread's pool holds, after a while, about twice what its
+/// recent calls need, and at least [`KEPT`](Self::KEPT) bytes per stack.
+/// [`Workspace::release_pool`] frees this thread's pool at once; a thread's pool is freed
+/// when the thread ends.
 #[cfg(feature = "alloc")]
 #[derive(Debug, Default)]
 pub struct Workspace {
@@ -78,8 +79,9 @@ struct Stacks {
 
 #[cfg(feature = "alloc")]
 impl Stacks {
-    /// Counts the call that ends and, after [`QUIET_CALLS`](Workspace::QUIET_CALLS) quiet ones, shrinks the stacks
-    /// to twice the most those calls used (at least [`KEPT`](Workspace::KEPT) bytes each).
+    /// Counts the call that ends and, after [`QUIET_CALLS`](Workspace::QUIET_CALLS) quiet
+    /// ones, shrinks the stacks to twice the most those calls used (at least
+    /// [`KEPT`](Workspace::KEPT) bytes each).
     #[inline]
     fn settle(&mut self) {
         const F64S: usize = Workspace::KEPT / core::mem::size_of::<f64>();
@@ -94,7 +96,8 @@ impl Stacks {
         self.slab_peak = 0;
     }
 
-    /// [`settle`](Self::settle) for a workspace with a stack beyond [`KEPT`](Workspace::KEPT) bytes.
+    /// [`settle`](Self::settle) for a workspace with a stack beyond
+    /// [`KEPT`](Workspace::KEPT) bytes.
     #[cold]
     fn count_quiet(&mut self, kept: usize) {
         let reals = self.reals_peak.max(self.reals.len());
@@ -199,8 +202,8 @@ impl Workspace {
 
     /// Frees every workspace in this thread's pool: after a call far larger than the
     /// ones to come, to give its memory back at once rather than after
-    /// [`QUIET_CALLS`](Self::QUIET_CALLS) calls. The next gradient call on this thread allocates its
-    /// workspace again.
+    /// [`QUIET_CALLS`](Self::QUIET_CALLS) calls. The next gradient call on this thread
+    /// allocates its workspace again.
     ///
     /// ```
     /// use autodiff_runtime::Workspace;
