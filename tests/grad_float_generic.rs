@@ -209,6 +209,14 @@ fn f32_computes_in_f32() {
     let (_, _, _, h) = rosenbrock_hessian(f64::from(x), f64::from(y));
     assert_close(f64::from(hx), h[0][0], 1e-6, "f32 hvp x");
     assert_close(f64::from(hy), h[1][0], 1e-6, "f32 hvp y");
+    // `_hessian` in `f32` too, against the `f64` one; its gradient is `_grad`'s.
+    let (value32, dx32, dy32, h32) = rosenbrock_hessian(x, y);
+    assert_eq!((value32, dx32, dy32), (value, dx, dy));
+    for i in 0..2 {
+        for j in 0..2 {
+            assert_close(f64::from(h32[i][j]), h[i][j], 1e-6, "f32 hessian");
+        }
+    }
 }
 
 #[test]

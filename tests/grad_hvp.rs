@@ -1090,3 +1090,79 @@ fn constant_structs_passed_whole_and_calls_without_a_gradient() {
     let expected = common::slope(g, 1e-5);
     common::assert_all_close(&hw, &expected, 1e-6, "late_gradient_hvp");
 }
+
+// ----- `_hessian` of `f32` functions -----------------------------------------------------
+
+#[grad(hessian)]
+fn mixed_f32(x: [f32; 3], y: f32) -> f32 {
+    x[0] * x[1] * y + (x[2] * y).sin() + x[0].hypot(x[2])
+}
+
+#[grad(hessian)]
+fn mixed_f64(x: [f64; 3], y: f64) -> f64 {
+    x[0] * x[1] * y + (x[2] * y).sin() + x[0].hypot(x[2])
+}
+
+#[grad(hessian)]
+fn cubes_f32(x: &[f32], scale: f32) -> f32 {
+    x.iter().map(|v| v * v * v * scale).sum::<f32>() + x[0] * x[1]
+}
+
+#[grad(hessian)]
+fn cubes_f64(x: &[f64], scale: f64) -> f64 {
+    x.iter().map(|v| v * v * v * scale).sum::<f64>() + x[0] * x[1]
+}
+
+/// An `f32` function's Hessian is computed in `f32`: it agrees with the `f64` twin's to
+/// `f32` precision, is symmetric, and its gradient is `_grad`'s.
+#[test]
+fn f32_hessians_match_the_f64_twin() {
+    let (x, y) = ([0.75f32, -1.25, 0.5], 1.5f32);
+    let (value, gx, gy, h) = mixed_f32_hessian(x, y);
+    let (value64, gx64, gy64, h64) = mixed_f64_hessian(x.map(f64::from), f64::from(y));
+    assert_close(f64::from(value), value64, 1e-6, "value");
+    for i in 0..3 {
+        assert_close(f64::from(gx[i]), gx64[i], 1e-6, "∂/∂x");
+    }
+    assert_close(f64::from(gy), gy64, 1e-6, "∂/∂y");
+    for i in 0..4 {
+        for j in 0..4 {
+            assert_close(f64::from(h[i][j]), h64[i][j], 1e-5, &format!("H[{i}][{j}]"));
+            assert_eq!(h[i][j], h[j][i], "symmetric");
+        }
+    }
+    // The gradient that `_hessian` returns is `_grad`'s in `f32`, bit for bit.
+    let (grad_value, grad_x, grad_y) = mixed_f32_grad(x, y);
+    assert_eq!((value, gx, gy), (grad_value, grad_x, grad_y));
+
+    // A slice: a run-time sized `Matrix<f32>`, with the scale's row and column.
+    let xs = [0.5f32, -2.0, 1.25];
+    let (value, gx, gs, h) = cubes_f32_hessian(&xs, 0.5);
+    let xs64 = xs.map(f64::from);
+    let (value64, gx64, gs64, h64) = cubes_f64_hessian(&xs64, 0.5);
+    assert_close(f64::from(value), value64, 1e-6, "value");
+    for i in 0..3 {
+        assert_close(f64::from(gx[i]), gx64[i], 1e-6, "∂/∂x");
+    }
+    assert_close(f64::from(gs), gs64, 1e-6, "∂/∂scale");
+    assert_eq!((h.rows(), h.cols()), (4, 4));
+    for i in 0..4 {
+        for j in 0..4 {
+            assert_close(
+                f64::from(h[(i, j)]),
+                h64[(i, j)],
+                1e-5,
+                &format!("H[{i}][{j}]"),
+            );
+            assert_eq!(h[(i, j)], h[(j, i)], "symmetric");
+        }
+    }
+    // And the f64 twin against closed forms: 6·scale·xᵢ on the diagonal, 3xᵢ² against
+    // the scale, 1 between x₀ and x₁.
+    for i in 0..3 {
+        assert_close(h64[(i, i)], 3.0 * xs64[i], 1e-14, "∂²/∂xᵢ²");
+        assert_close(h64[(i, 3)], 3.0 * xs64[i] * xs64[i], 1e-14, "∂²/∂xᵢ∂s");
+    }
+    assert_close(h64[(0, 1)], 1.0, 1e-14, "∂²/∂x₀∂x₁");
+    assert_close(h64[(3, 3)], 0.0, 1e-14, "∂²/∂s²");
+}

@@ -501,6 +501,9 @@ pub trait Flat {
     fn read_from(&mut self, from: &[f64]);
     /// Whether every element is zero (`0.0` or `-0.0`; `NaN` is not).
     fn is_zero(&self) -> bool;
+    /// Sets the element at flat position `flat` to `value` (an `f32` to the nearest
+    /// `f32`); nothing where there is none.
+    fn set_at(&mut self, flat: usize, value: f64);
     /// Appends to `path` where the element at flat position `flat` sits, as one index per
     /// level, outermost first: nothing for an `f64`, `[1, 0]` for element 2 of a
     /// `[[f64; 2]; 3]`.
@@ -555,6 +558,13 @@ impl Flat for f64 {
     }
 
     #[inline]
+    fn set_at(&mut self, flat: usize, value: f64) {
+        if flat == 0 {
+            *self = value;
+        }
+    }
+
+    #[inline]
     fn is_zero(&self) -> bool {
         *self == 0.0
     }
@@ -605,6 +615,14 @@ impl Flat for f32 {
     fn read_from(&mut self, from: &[f64]) {
         if let Some(first) = from.first() {
             *self = *first as f32;
+        }
+    }
+
+    #[inline]
+    #[allow(clippy::cast_possible_truncation)]
+    fn set_at(&mut self, flat: usize, value: f64) {
+        if flat == 0 {
+            *self = value as f32;
         }
     }
 
@@ -679,6 +697,18 @@ impl<T: Flat> Flat for [T] {
         self.iter().all(Flat::is_zero)
     }
 
+    fn set_at(&mut self, flat: usize, value: f64) {
+        let mut start = 0;
+        for element in self.iter_mut() {
+            let n = element.flat_len();
+            if flat < start + n {
+                element.set_at(flat - start, value);
+                return;
+            }
+            start += n;
+        }
+    }
+
     #[cfg(feature = "alloc")]
     fn index_path(&self, flat: usize, path: &mut Vec<usize>) {
         let mut start = 0;
@@ -743,6 +773,11 @@ macro_rules! flat_as_slice {
             #[inline]
             fn is_zero(&self) -> bool {
                 self.as_slice().is_zero()
+            }
+
+            #[inline]
+            fn set_at(&mut self, flat: usize, value: f64) {
+                self.as_mut_slice().set_at(flat, value);
             }
 
 

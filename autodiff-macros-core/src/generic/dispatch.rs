@@ -203,17 +203,8 @@ fn dispatched(
             }
         }
     });
-    let floats: Vec<Float> = implementations.iter().map(|(float, _)| *float).collect();
-    let (message, note) = match floats.as_slice() {
-        [Float::F64] => (
-            format!("`{ident}` is generated for `f64` only, not for `{{Self}}`"),
-            "`#[grad(hessian)]` computes in `f64`; for `f32`, ask for `hvp`",
-        ),
-        _ => (
-            format!("`{ident}` is generated for `f64` and `f32`, not for `{{Self}}`"),
-            "a function generic over its float type is differentiated in `f64` and `f32`",
-        ),
-    };
+    let message = format!("`{ident}` is generated for `f64` and `f32`, not for `{{Self}}`");
+    let note = "a function generic over its float type is differentiated in `f64` and `f32`";
     let label = "called here with `{Self}`";
     // The generic function.
     let mut generic = (*first).clone();

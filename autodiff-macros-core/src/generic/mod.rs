@@ -28,7 +28,6 @@ pub(crate) use dispatch::hidden;
 
 use crate::types::Float;
 use proc_macro2::TokenStream;
-use quote::ToTokens;
 use syn::{GenericParam, ItemFn, TypeParamBound, WherePredicate};
 
 /// The float type parameter of a function generic over its float type.
@@ -207,8 +206,7 @@ fn explicit_floats(sig: &syn::Signature) -> Vec<(Float, syn::Type)> {
 }
 
 /// The expansion of a function generic over its float type: its twins for `f64` and `f32`,
-/// what `expand` makes of each (called with the arguments for that type: `hessian` is
-/// generated for `f64` only), and the generic functions that dispatch to them.
+/// what `expand` makes of each, and the generic functions that dispatch to them.
 pub fn monomorphised(
     args: &TokenStream,
     function: &ItemFn,
@@ -218,11 +216,7 @@ pub fn monomorphised(
     let mut twins = Vec::new();
     for float in [Float::F64, Float::F32] {
         let twin = twin::twin(function, &param.ident, float);
-        let args = match float {
-            Float::F64 => args.clone(),
-            Float::F32 => without_hessian(args),
-        };
-        let expansion = expand(args, twin.clone())?;
+        let expansion = expand(args.clone(), twin.clone())?;
         twins.push((float, twin, expansion));
     }
     dispatch::wrappers(function, param, &twins)
@@ -236,20 +230,4 @@ pub fn f64_twin(function: &ItemFn) -> Option<ItemFn> {
     let mut twin = twin::twin(function, &t.ident, Float::F64);
     twin.sig.ident = function.sig.ident.clone();
     Some(twin)
-}
-
-/// The attribute's arguments without `hessian`.
-fn without_hessian(args: &TokenStream) -> TokenStream {
-    use syn::parse::Parser;
-    let parser = syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated;
-    match parser.parse2(args.clone()) {
-        Ok(metas) => {
-            let kept = metas
-                .into_iter()
-                .filter(|meta| !meta.path().is_ident("hessian"));
-            let kept: syn::punctuated::Punctuated<syn::Meta, syn::Token![,]> = kept.collect();
-            kept.into_token_stream()
-        }
-        Err(_) => args.clone(),
-    }
 }

@@ -256,12 +256,6 @@ pub fn second_order(
     }
     if hessian {
         let signature = hessian_signature(function);
-        if function.real != Float::F64 {
-            return Err(syn::Error::new_spanned(
-                &function.original.sig.ident,
-                "`hessian` is generated for functions of `f64`; for `f32` use `hvp`",
-            ));
-        }
         let hvp_path = if function.in_impl {
             quote!(Self::#hvp_name)
         } else {
@@ -419,21 +413,34 @@ fn hessian_body(function: &Function, hvp: &TokenStream) -> TokenStream {
         .collect();
     let zero = real.literal("0.0");
     let last = Ident::new("__last", Span::mixed_site());
+    // The basis and the rows are `f64`s, the numbers that `Flat` reads and writes; an
+    // `f32` function's row is then narrowed into `H`.
+    let (take_row, narrow_row) = match real {
+        Float::F64 => (
+            quote!(let #row = &mut #hessian[#index];),
+            TokenStream::new(),
+        ),
+        Float::F32 => (
+            quote!(let mut #row = [0.0f64; __N];),
+            narrowed(quote!(#row), quote!(#hessian[#index])),
+        ),
+    };
     quote! {
         const __N: #usize = #n;
         let mut #hessian = [[#zero; __N]; __N];
-        let mut #basis = [#zero; __N];
+        let mut #basis = [0.0f64; __N];
         #directions
         let mut #last = ::core::option::Option::None;
         for #index in 0..__N {
-            #basis = [#zero; __N];
+            #basis = [0.0f64; __N];
             #basis[#index] = 1.0;
             let mut __offset: #usize = 0;
             #reads
             let #result = #hvp(#(#args,)* #(#passed),*);
-            let #row = &mut #hessian[#index];
+            #take_row
             let mut __offset: #usize = 0;
             #writes
+            #narrow_row
             #last = ::core::option::Option::Some(#result);
         }
         let #result = match #last {
@@ -493,7 +500,11 @@ fn hessian_matrix_body(function: &Function, hvp: &TokenStream) -> TokenStream {
         } else {
             zeros(real, &var.dims)
         };
-        let count_of = numbers("count", quote!(&#v));
+        let count_of = if param.strukt.is_some() {
+            numbers("count", quote!(&#v))
+        } else {
+            quote!(::autodiff::__private::Flat::flat_len(&#v))
+        };
         setup.extend(quote! {
             let mut #v = #zero;
             let #count: #usize = #count_of;
@@ -508,10 +519,19 @@ fn hessian_matrix_body(function: &Function, hvp: &TokenStream) -> TokenStream {
         } else {
             quote!(#v)
         });
-        let (one, zero) = (
-            numbers("set", quote!(&mut #v, #rest, 1.0)),
-            numbers("set", quote!(&mut #v, #rest, 0.0)),
-        );
+        // A struct's numbers by `Differentiable` (of `f64`s), a slice's by `Flat` (of
+        // `f64`s or `f32`s).
+        let (one, zero) = if param.strukt.is_some() {
+            (
+                numbers("set", quote!(&mut #v, #rest, 1.0)),
+                numbers("set", quote!(&mut #v, #rest, 0.0)),
+            )
+        } else {
+            (
+                quote!(::autodiff::__private::Flat::set_at(&mut #v, #rest, 1.0)),
+                quote!(::autodiff::__private::Flat::set_at(&mut #v, #rest, 0.0)),
+            )
+        };
         let select = |set: TokenStream| {
             quote! {
                 if #rest < #count {
@@ -525,10 +545,19 @@ fn hessian_matrix_body(function: &Function, hvp: &TokenStream) -> TokenStream {
         set_one.extend(select(one));
         set_zero.extend(select(zero));
         let field = syn::Index::from(1 + outputs + k);
-        let write = numbers(
-            "write",
-            quote!(&#result.#field, &mut __row[__offset..__offset + #count]),
-        );
+        let write = if param.strukt.is_some() {
+            numbers(
+                "write",
+                quote!(&#result.#field, &mut __row[__offset..__offset + #count]),
+            )
+        } else {
+            quote! {
+                ::autodiff::__private::Flat::write_to(
+                    &#result.#field,
+                    &mut __row[__offset..__offset + #count],
+                )
+            }
+        };
         writes.extend(quote! {
             #write;
             __offset += #count;
@@ -541,9 +570,24 @@ fn hessian_matrix_body(function: &Function, hvp: &TokenStream) -> TokenStream {
         quote!(#result.#field)
     });
     let last = Ident::new("__last", Span::mixed_site());
+    // Rows as in `hessian_body`: `f64`s, narrowed for an `f32` function.
+    let row_of = quote!(#hessian.as_mut_slice()[#index * #n..(#index + 1) * #n]);
+    let (scratch, take_row, narrow_row) = match real {
+        Float::F64 => (
+            TokenStream::new(),
+            quote!(let __row = &mut #row_of;),
+            TokenStream::new(),
+        ),
+        Float::F32 => (
+            quote!(let mut __row = ::autodiff::__private::vec![0.0f64; #n];),
+            TokenStream::new(),
+            narrowed(quote!(__row), row_of),
+        ),
+    };
     quote! {
         #setup
         let #n: #usize = 0 #(+ #counts)*;
+        #scratch
         let mut #hessian = ::autodiff::__private::Matrix::<#real>::zeros(#n, #n);
         let mut #last = ::core::option::Option::None;
         for #index in 0..#n {
@@ -552,9 +596,10 @@ fn hessian_matrix_body(function: &Function, hvp: &TokenStream) -> TokenStream {
             let #result = #hvp(#(#args,)* #(#passed),*);
             let mut #rest: #usize = #index;
             #set_zero
-            let __row = &mut #hessian.as_mut_slice()[#index * #n..(#index + 1) * #n];
+            #take_row
             let mut __offset: #usize = 0;
             #writes
+            #narrow_row
             #last = ::core::option::Option::Some(#result);
         }
         let #result = match #last {
@@ -569,5 +614,20 @@ fn hessian_matrix_body(function: &Function, hvp: &TokenStream) -> TokenStream {
             }
         }
         (#result.0, #(#gradient_parts,)* #hessian)
+    }
+}
+
+/// Copies the `f64`s of `from` into the `f32`s of `to`, each to the nearest `f32`.
+fn narrowed(from: TokenStream, to: TokenStream) -> TokenStream {
+    quote! {
+        for (__to, __from) in ::core::iter::Iterator::zip(
+            ::core::iter::IntoIterator::into_iter(&mut #to),
+            ::core::iter::IntoIterator::into_iter(&#from),
+        ) {
+            #[allow(clippy::cast_possible_truncation)]
+            {
+                *__to = *__from as f32;
+            }
+        }
     }
 }
