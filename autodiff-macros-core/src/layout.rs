@@ -16,7 +16,7 @@
 //! A layout that names another struct type asks for that one in turn.
 
 use crate::types::{
-    array_dims, is_bool, is_f64, is_integer, is_other_primitive, scalar_float, slice_element, Float,
+    array_dims, is_bool, is_integer, is_other_primitive, scalar_float, slice_element, Float,
 };
 use proc_macro2::TokenStream;
 use quote::ToTokens;
@@ -67,11 +67,15 @@ pub enum FieldKind {
 impl FieldKind {
     /// Classifies a field's type.
     pub fn of(ty: &Type) -> FieldKind {
-        if is_f64(ty) {
+        // Numbers of either float type: a function differentiates the structs of its own
+        // (`lower::fields` checks that).
+        let array = || array_dims(ty, Float::F64).or_else(|| array_dims(ty, Float::F32));
+        let vector = || slice_element(ty, Float::F64).or_else(|| slice_element(ty, Float::F32));
+        if scalar_float(ty).is_some() {
             FieldKind::Real(Vec::new())
-        } else if let Some(dims) = array_dims(ty, Float::F64) {
+        } else if let Some(dims) = array() {
             FieldKind::Real(dims)
-        } else if let Some(dims) = slice_element(ty, Float::F64) {
+        } else if let Some(dims) = vector() {
             FieldKind::Vector(dims)
         } else if is_integer(ty) {
             FieldKind::Int
@@ -326,7 +330,7 @@ pub fn parse_lenient(input: &DeriveInput) -> (Option<Layout>, crate::errors::Err
             errors.at(
                 &field.ty,
                 "a field of a `Differentiable` struct must be `f64`, `[f64; N]` (also \
-                 nested), `Vec<f64>`, `Vec<[f64; N]>`, another `Differentiable` struct or a \
+                 nested), `Vec<f64>`, `Vec<[f64; N]>` (or the same of `f32`), another `Differentiable` struct or a \
                  `Vec` or array of them, a tuple of numbers and arrays, an integer or `bool`; \
                  mark a field that holds anything else \
                  `#[differentiable(skip)]`",

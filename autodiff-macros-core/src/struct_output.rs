@@ -187,7 +187,8 @@ fn value_at(value: &Expr, path: &[Ident], field: &NumberField) -> syn::Result<Ex
     }
 }
 
-/// The twin of `function` that returns its numbers, `[f64; K]` or `Vec<f64>`.
+/// The twin of `function` that returns its numbers, `[f64; K]` or `Vec<f64>` (of `f32`s
+/// for a function of `f32`).
 pub fn twin(
     function: &ItemFn,
     layout: &Layout,
@@ -262,10 +263,20 @@ pub fn twin(
         let dims = &field.dims;
         offset = quote!(#offset + (1 #(* (#dims))*));
     }
+    // The function's float type, as its parameters write it (one type per function).
+    let mut floats = Vec::new();
+    for input in &function.sig.inputs {
+        if let syn::FnArg::Typed(typed) = input {
+            crate::types::floats_in(&typed.ty, &mut floats);
+        }
+    }
+    let real = floats
+        .first()
+        .map_or(crate::types::Float::F64, |(float, _)| *float);
     let output: Type = if fixed {
-        syn::parse_quote!([f64; #count])
+        syn::parse_quote!([#real; #count])
     } else {
-        syn::parse_quote!(Vec<f64>)
+        syn::parse_quote!(Vec<#real>)
     };
     let mut twin = function.clone();
     twin.sig.ident = twin_ident(&function.sig.ident);
@@ -461,10 +472,7 @@ pub fn wrappers(
                 let #value = #primal(#(#names),*);
                 let mut __autodiff_out =
                     ::autodiff::__private::Differentiable::zero_like(&#value);
-                ::autodiff::__private::Differentiable::copy_from_flat(
-                    &mut __autodiff_out,
-                    &#tangent[..],
-                );
+                ::autodiff::__private::numbers::read(&mut __autodiff_out, &#tangent[..]);
                 (#value, __autodiff_out)
             });
             out.extend(item.into_token_stream());

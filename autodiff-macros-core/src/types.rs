@@ -85,11 +85,6 @@ fn primitive_name(ty: &Type) -> Option<String> {
     }
 }
 
-/// Whether a type is written `f64` (or `::core::primitive::f64`, …).
-pub fn is_f64(ty: &Type) -> bool {
-    Float::F64.is(ty)
-}
-
 /// `f64` or `f32` for a type written so, or by its path (`::core::primitive::f64`).
 pub fn scalar_float(ty: &Type) -> Option<Float> {
     match primitive_name(ty)?.as_str() {

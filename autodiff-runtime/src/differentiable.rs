@@ -5,8 +5,9 @@
 #[cfg(feature = "alloc")]
 use alloc::vec::Vec;
 
-/// A type whose `f64` contents can be differentiated: `f64`, `[T; N]`, `Vec<T>` of such
-/// `T`, and structs with `#[derive(Differentiable)]`.
+/// A type whose numbers can be differentiated: `f64`, `f32`, `[T; N]`, `Vec<T>` of such
+/// `T`, tuples of them, and structs with `#[derive(Differentiable)]`. The flat view is of
+/// `f64`s (an `f32` is the `f64` of the same value).
 ///
 /// A `#[grad]` function with a parameter `m: &Model` (or `m: Model`) returns the partial
 /// with respect to `m` as a `Model` holding the adjoints, made with [`zero_like`] and
@@ -112,6 +113,38 @@ impl Differentiable for f64 {
 
     fn for_each_param_mut(&mut self, f: &mut dyn FnMut(&mut f64)) {
         f(self);
+    }
+}
+
+/// An `f32` is seen through the `f64` of the same value: its flat view is of `f64`s (exact),
+/// and a number written back rounds to the nearest `f32`. Structs of `f32` fields are
+/// differentiated in functions of `f32`, whose partials are `f32`s throughout.
+impl Differentiable for f32 {
+    #[inline]
+    fn zero_like(&self) -> Self {
+        0.0
+    }
+
+    #[inline]
+    #[allow(clippy::cast_possible_truncation)]
+    fn add_scaled(&mut self, alpha: f64, other: &Self) {
+        *self = (f64::from(*self) + alpha * f64::from(*other)) as f32;
+    }
+
+    #[inline]
+    fn param_count(&self) -> usize {
+        1
+    }
+
+    fn for_each_param(&self, f: &mut dyn FnMut(f64)) {
+        f(f64::from(*self));
+    }
+
+    #[allow(clippy::cast_possible_truncation)]
+    fn for_each_param_mut(&mut self, f: &mut dyn FnMut(&mut f64)) {
+        let mut wide = f64::from(*self);
+        f(&mut wide);
+        *self = wide as f32;
     }
 }
 
@@ -408,11 +441,11 @@ pub mod numbers {
     }
 
     /// Sets the number at position `k` of the flat view to `value`.
-    pub fn set<T: Differentiable + ?Sized>(x: &mut T, k: usize, value: f64) {
+    pub fn set<T: Differentiable + ?Sized, R: Number>(x: &mut T, k: usize, value: R) {
         let mut at = 0;
         x.for_each_param_mut(&mut |number| {
             if at == k {
-                *number = value;
+                *number = value.to_f64();
             }
             at += 1;
         });
@@ -423,14 +456,58 @@ pub mod numbers {
         x.for_each_param_mut(&mut |number| *number = 0.0);
     }
 
+    /// `f64` or `f32`: where the numbers of a flat view (`f64`s) are written and read.
+    pub trait Number: Copy {
+        /// The number nearest `x`.
+        fn from_f64(x: f64) -> Self;
+        /// The same value as an `f64` (exact).
+        fn to_f64(self) -> f64;
+    }
+
+    impl Number for f64 {
+        #[inline]
+        fn from_f64(x: f64) -> Self {
+            x
+        }
+
+        #[inline]
+        fn to_f64(self) -> f64 {
+            self
+        }
+    }
+
+    impl Number for f32 {
+        #[inline]
+        #[allow(clippy::cast_possible_truncation)]
+        fn from_f64(x: f64) -> Self {
+            x as f32
+        }
+
+        #[inline]
+        fn to_f64(self) -> f64 {
+            f64::from(self)
+        }
+    }
+
     /// Writes the numbers, in the order of the flat view, to the front of `out`.
     ///
     /// # Panics
     /// If `out` is shorter than the value's numbers.
-    pub fn write<T: Differentiable + ?Sized>(x: &T, out: &mut [f64]) {
+    pub fn write<T: Differentiable + ?Sized, R: Number>(x: &T, out: &mut [R]) {
         let mut slots = out.iter_mut();
         x.for_each_param(&mut |number| {
-            *slots.next().expect("a row holds every number") = number;
+            *slots.next().expect("a row holds every number") = R::from_f64(number);
+        });
+    }
+
+    /// Reads the numbers, in the order of the flat view, from the front of `from`.
+    ///
+    /// # Panics
+    /// If `from` is shorter than the value's numbers.
+    pub fn read<T: Differentiable + ?Sized, R: Number>(x: &mut T, from: &[R]) {
+        let mut slots = from.iter();
+        x.for_each_param_mut(&mut |number| {
+            *number = slots.next().expect("a row holds every number").to_f64();
         });
     }
 

@@ -5,7 +5,7 @@ pub struct Params<T> {
     pub k: T,
 }
 
-// Structs are differentiated in functions of `f64`; one error, under the type.
+// A struct's fields have one float type; one error, under the type.
 #[grad]
 fn energy<T: Float>(p: &Params<T>, x: T) -> T {
     p.k * x * x

@@ -24,7 +24,7 @@ pub fn module(name: &str, program: &Program) -> String {
         s.push('\n');
     }
     if let Some(def) = &program.structure {
-        s.push_str(&structure(def));
+        s.push_str(&structure(def, single));
     }
     // The functions as written, then their `Tape` twins (the methods in an `impl` of the
     // struct, or of its twin).
@@ -317,8 +317,10 @@ pub fn case(name: &str, program: &Program, source: &str) -> String {
 
 /// The struct `S` (deriving `Differentiable`), its `Tape` twin `STape<'t>`, how both are
 /// made from the arguments, and how their numbers are flattened: the partial through
-/// `to_flat_vec`, the twin's leaves field by field.
-fn structure(def: &StructDef) -> String {
+/// `to_flat_vec`, the twin's leaves field by field. `single`: its numbers are `f32`s (the
+/// twin's leaves the `f64`s of the same values).
+fn structure(def: &StructDef, single: bool) -> String {
+    let real = if single { "f32" } else { "f64" };
     let lower = STRUCT.to_lowercase();
     let mut s = String::new();
     let ty = |f: &Field, e: &str| match f {
@@ -334,7 +336,7 @@ fn structure(def: &StructDef) -> String {
         "#[derive(Differentiable, Clone, Debug)]\npub struct {STRUCT} {{"
     );
     for (name, f) in &def.fields {
-        let _ = writeln!(s, "    pub {name}: {},", ty(f, "f64"));
+        let _ = writeln!(s, "    pub {name}: {},", ty(f, real));
     }
     let _ = writeln!(s, "}}\npub struct {STRUCT}Tape<'t> {{");
     for (name, f) in &def.fields {
@@ -419,10 +421,10 @@ fn structure(def: &StructDef) -> String {
     let mut fields = Vec::new();
     for (name, f) in &def.fields {
         let init = match f {
-            Field::Scalar => format!("t.leaf(s.{name})"),
-            Field::Array(_) => format!("s.{name}.map(|v| t.leaf(v))"),
-            Field::Nested(..) => format!("s.{name}.map(|r| r.map(|v| t.leaf(v)))"),
-            Field::Vec => format!("s.{name}.iter().map(|&v| t.leaf(v)).collect()"),
+            Field::Scalar => format!("t.leaf(f64::from(s.{name}))"),
+            Field::Array(_) => format!("s.{name}.map(|v| t.leaf(f64::from(v)))"),
+            Field::Nested(..) => format!("s.{name}.map(|r| r.map(|v| t.leaf(f64::from(v))))"),
+            Field::Vec => format!("s.{name}.iter().map(|&v| t.leaf(f64::from(v))).collect()"),
             Field::Int(_) | Field::Bool => format!("s.{name}"),
         };
         fields.push(format!("{name}: {init}"));

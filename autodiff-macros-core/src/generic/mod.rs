@@ -107,8 +107,8 @@ pub fn float_param(function: &ItemFn, method: bool) -> syn::Result<Option<FloatP
                 ty,
                 format!(
                     "a function generic over its float type takes `{ident}`, arrays, slices \
-                     and `Vec`s of it, not a type generic over it: structs are \
-                     differentiated in functions of `f64`"
+                     and `Vec`s of it, not a type generic over it: a struct is \
+                     differentiated in functions of its fields' float type, `f64` or `f32`"
                 ),
             );
         }

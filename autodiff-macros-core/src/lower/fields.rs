@@ -177,11 +177,58 @@ impl Lowering {
 
     /// The fields of a struct type (from its layout) or of a tuple type: each as written
     /// after `.`, what it holds, and whether it is skipped. `None` after an error.
+    /// Whether the numbers of the struct or tuple `ty` (its own fields, not those of
+    /// structs it holds, which are checked in their turn) are of the function's float
+    /// type; an error under `at` otherwise.
+    pub(super) fn numbers_of_own_float(
+        &mut self,
+        ty: &Type,
+        at: &dyn ToTokens,
+        layouts: &Layouts,
+    ) -> bool {
+        let types: Vec<Type> = match ty {
+            Type::Tuple(tuple) => tuple.elems.iter().cloned().collect(),
+            _ => match layouts.get(ty).map(|input| layout::parse(&input)) {
+                Some(Ok(layout)) => layout
+                    .fields
+                    .into_iter()
+                    .filter(|field| !field.skip)
+                    .map(|field| field.ty)
+                    .collect(),
+                _ => return true, // reported by `members`
+            },
+        };
+        let mut floats = Vec::new();
+        for field in &types {
+            if matches!(
+                FieldKind::of(field),
+                FieldKind::Real(_) | FieldKind::Vector(_)
+            ) {
+                crate::types::floats_in(field, &mut floats);
+            }
+        }
+        let Some((other, _)) = floats.iter().find(|(float, _)| *float != self.float) else {
+            return true;
+        };
+        let (own, other) = (self.real_name(), other.name());
+        self.errors.at(
+            at,
+            format!(
+                "this type's numbers are `{other}`s, and a function of `{own}` differentiates \
+                 numbers of `{own}`: make its fields `{own}` (or the function `{other}`)"
+            ),
+        );
+        false
+    }
+
     fn members(
         &mut self,
         ty: &Type,
         layouts: &Layouts,
     ) -> Option<Vec<(TokenStream, FieldKind, bool)>> {
+        if !self.numbers_of_own_float(ty, ty, layouts) {
+            return None;
+        }
         if let Type::Tuple(tuple) = ty {
             return Some(
                 tuple

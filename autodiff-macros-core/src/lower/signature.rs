@@ -159,17 +159,11 @@ impl Lowering {
                         .as_ref()
                         .map(|_| partial_of_collection(referenced))
                 });
-            let f32_tuple = matches!(referenced, Type::Tuple(t) if !t.elems.is_empty()
-                && t.elems.iter().all(|e| float.is(e)));
-            if float != Float::F64 && (strukt.is_some() || f32_tuple) {
-                self.errors.at(
-                    ty,
-                    format!(
-                        "#[grad] supports struct and tuple parameters in functions of `f64` \
-                         only, not of `{real}`: pass the numbers as `{real}`s, arrays or \
-                         slices"
-                    ),
-                );
+            // A struct (or tuple) of the other float type: one error, under its type.
+            let holder = collection
+                .as_ref()
+                .map_or(referenced, |(element, _)| element);
+            if strukt.is_some() && !self.numbers_of_own_float(holder, holder, layouts) {
                 let var = self.declare(&ident, VarKind::Real, Vec::new(), Num::Unknown);
                 self.silent.push(var);
                 rejected.push(ident);
@@ -367,17 +361,6 @@ impl Lowering {
                 strukt: None,
             });
         }
-        if self.float != Float::F64 {
-            self.errors.at(
-                receiver,
-                format!(
-                    "#[grad] differentiates `self` in methods of `f64` only, not of `{}`; \
-                     leave `self` out with `wrt(..)` to treat it as a constant",
-                    self.real_name()
-                ),
-            );
-            return None;
-        }
         let Some(strukt) = crate::layout::struct_path(self_ty) else {
             self.errors.at(
                 self_ty,
@@ -386,6 +369,10 @@ impl Lowering {
             );
             return None;
         };
+        if !self.numbers_of_own_float(self_ty, receiver, context.layouts) {
+            self.constant_self = true; // its fields are not reported again
+            return None;
+        }
         let var = self.declare_struct(&ident, VarKind::Real);
         Some(Param {
             ident,

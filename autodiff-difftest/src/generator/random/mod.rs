@@ -1253,10 +1253,10 @@ fn build(seed: u64, long: Option<usize>) -> Program {
         items.push(format!("const W0: [f64; 3] = [{}];", values.join(", ")));
         g.tables.push(("W0".into(), 3));
     }
-    // One program in ten is in `f32` (where structs are not supported); one in seven of
-    // the others takes a struct, with methods.
+    // One program in ten is in `f32`; one in seven takes a struct (of `f32` fields in an
+    // `f32` program), with methods.
     let single = g.chance(0.1) && long.is_none();
-    if !single && g.chance(0.15) {
+    if g.chance(0.15) {
         g.structure = Some(random_struct(&mut g));
     }
     // Module consts of type f64 are read as numbers; N_ consts are lengths.
