@@ -373,6 +373,11 @@ impl Lowering {
                              or collection inside each element, is not supported yet"
                         ),
                     );
+                    // Its uses are not reported again.
+                    let binding = Ident::new(&name, ident.span());
+                    let var = self.declare(&binding, VarKind::Real, Vec::new(), Num::Unknown);
+                    self.silent.push(var);
+                    names.fields.insert(path, binding);
                     continue;
                 }
                 _ => continue,
