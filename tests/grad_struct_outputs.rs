@@ -285,3 +285,63 @@ fn struct_outputs_with_struct_fields() {
     common::assert_all_close(&jx, &expected_x, 1e-15, "∂placed_by_parts/∂x");
     common::assert_all_close(&jy, &expected_y, 1e-15, "∂placed_by_parts/∂y");
 }
+
+/// A body whose position is a tuple of a number and an array.
+#[derive(Differentiable, Debug, Clone, Copy, PartialEq)]
+pub struct Body {
+    pub pos: (f64, [f64; 2]),
+    pub id: usize,
+    pub energy: f64,
+}
+
+/// Tuple fields, from a tuple literal and from a local that holds one.
+#[grad(jvp, jacobian)]
+fn body(x: [f64; 2]) -> Body {
+    let shared = x[0] * x[1];
+    let rest = (shared.sin(), [x[1] * 2.0, x[0] * x[0]]);
+    Body {
+        pos: (rest.0 + shared, rest.1),
+        id: 7,
+        energy: shared * shared,
+    }
+}
+
+#[test]
+fn struct_outputs_with_tuple_fields() {
+    let x = [0.3, 0.9];
+    let (value, j) = body_jacobian(x);
+    assert_eq!(value, body(x));
+    // Numbers in the flat view's order: pos.0, pos.1[0], pos.1[1], energy.
+    let s = x[0] * x[1];
+    let ds = [x[1], x[0]];
+    let expected = [
+        [(s.cos() + 1.0) * ds[0], (s.cos() + 1.0) * ds[1]],
+        [0.0, 2.0],
+        [2.0 * x[0], 0.0],
+        [2.0 * s * ds[0], 2.0 * s * ds[1]],
+    ];
+    for i in 0..4 {
+        common::assert_all_close(&j[i], &expected[i], 1e-15, "∂body/∂x");
+    }
+    let rows: Vec<Vec<f64>> = j.iter().map(|row| row.to_vec()).collect();
+    assert_jacobian!(|p: &[f64]| body([p[0], p[1]]).to_flat_vec(), &rows, &x);
+    // Forward mode is J·t, the pullback uᵀ·J.
+    let t = [0.5, -2.0];
+    let (_, tangent) = body_jvp(x, t);
+    let along: Vec<f64> = (0..4).map(|i| j[i][0] * t[0] + j[i][1] * t[1]).collect();
+    common::assert_all_close(&tangent.to_flat_vec(), &along, 1e-14, "body_jvp");
+    assert_eq!(tangent.id, 7);
+    let seed = Body {
+        pos: (1.0, [-1.0, 0.5]),
+        id: 0,
+        energy: 2.0,
+    };
+    let mut d = [0.0; 2];
+    let value = body_vjp(x, &seed, &mut d);
+    assert_eq!(value, body(x));
+    let u = seed.to_flat_vec();
+    for k in 0..2 {
+        let expected: f64 = (0..4).map(|i| u[i] * j[i][k]).sum();
+        assert_close(d[k], expected, 1e-14, "body_vjp");
+    }
+}

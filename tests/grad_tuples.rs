@@ -192,3 +192,40 @@ fn sin_cos_unpacked() {
     let expected = 4.0 * (-c * x + s * y - 4.0 * s * c);
     common::assert_close(hv_angle, expected, 1e-13, "hvp");
 }
+
+/// A tuple kept in a local, read by position, updated, destructured later, with a nested
+/// array and a shared sub-expression.
+#[grad(jvp, hvp)]
+fn kept(x: f64, y: f64) -> f64 {
+    let s = x * y;
+    let mut t = (s.sin(), [s, x + y], 2usize);
+    t.0 += x * t.1[1];
+    let (a, b, n) = t;
+    let u = (a * b[0], b[1]);
+    let mut w = u;
+    w.1 += 0.0;
+    a + u.0 * w.1 + b[0] * n as f64
+}
+
+#[test]
+fn tuples_kept_in_locals() {
+    let (x, y) = (0.7, -1.2);
+    let (value, dx, dy) = kept_grad(x, y);
+    assert_eq!(value, kept(x, y));
+    // By hand: s = xy, a = sin s + x(x + y), b = [s, x + y].
+    let s = x * y;
+    let a = s.sin() + x * (x + y);
+    let (da_dx, da_dy) = (s.cos() * y + 2.0 * x + y, s.cos() * x + x);
+    // value = a + a·s·(x + y) + 2s.
+    let f = |da: f64, ds: f64, dsum: f64| {
+        da + da * s * (x + y) + a * ds * (x + y) + a * s * dsum + 2.0 * ds
+    };
+    common::assert_close(value, a + a * s * (x + y) + 2.0 * s, 1e-14, "value");
+    common::assert_close(dx, f(da_dx, y, 1.0), 1e-13, "∂/∂x");
+    common::assert_close(dy, f(da_dy, x, 1.0), 1e-13, "∂/∂y");
+    autodiff::assert_gradient!(|&(x, y)| kept(x, y), |&(x, y)| kept_grad(x, y), &(x, y));
+    let (_, tangent) = kept_jvp(x, y, 0.5, 2.0);
+    common::assert_close(tangent, 0.5 * dx + 2.0 * dy, 1e-13, "jvp");
+    let (_, gx, gy, _, _) = kept_hvp(x, y, 1.0, 0.0);
+    assert_eq!((gx, gy), (dx, dy));
+}

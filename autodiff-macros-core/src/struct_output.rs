@@ -37,8 +37,8 @@ fn local(name: &str) -> Ident {
 
 /// One field of the output that holds numbers, at any depth (`inner.a` of a struct field).
 struct NumberField {
-    /// The field names from the output down to it.
-    path: Vec<Ident>,
+    /// The field names from the output down to it (a tuple field's element by position).
+    path: Vec<syn::Member>,
     /// Its array dimensions (a `Vec`'s element's, for a vector).
     dims: Vec<TokenStream>,
     /// A `Vec` of run-time length.
@@ -48,8 +48,7 @@ struct NumberField {
 impl NumberField {
     /// `inner.a`, for messages.
     fn name(&self) -> String {
-        let names: Vec<String> = self.path.iter().map(ToString::to_string).collect();
-        names.join(".")
+        member_names(&self.path)
     }
 }
 
@@ -59,7 +58,7 @@ fn number_fields(
     layout: &Layout,
     ty: &Type,
     layouts: &crate::expand::Layouts,
-    prefix: &[Ident],
+    prefix: &[syn::Member],
 ) -> syn::Result<Vec<NumberField>> {
     let mut out = Vec::new();
     for field in &layout.fields {
@@ -67,7 +66,7 @@ fn number_fields(
             continue;
         }
         let mut path = prefix.to_vec();
-        path.push(field.ident.clone());
+        path.push(syn::Member::Named(field.ident.clone()));
         match &field.kind {
             FieldKind::Real(dims) | FieldKind::Vector(dims) => out.push(NumberField {
                 path,
@@ -83,6 +82,21 @@ fn number_fields(
                 };
                 out.extend(number_fields(&inner_layout, ty, layouts, &path)?);
             }
+            FieldKind::Tuple(Type::Tuple(tuple)) => {
+                // A tuple of numbers and arrays: its elements in order (`pos.0`, `pos.1`).
+                for (position, element) in tuple.elems.iter().enumerate() {
+                    let FieldKind::Real(dims) = FieldKind::of(element) else {
+                        return Err(unsupported(ty, &path));
+                    };
+                    let mut path = path.clone();
+                    path.push(syn::Member::Unnamed(syn::Index::from(position)));
+                    out.push(NumberField {
+                        path,
+                        dims,
+                        vector: false,
+                    });
+                }
+            }
             FieldKind::Collection(..) | FieldKind::Tuple(_) => {
                 return Err(unsupported(ty, &path));
             }
@@ -93,16 +107,27 @@ fn number_fields(
 }
 
 /// The error for a field of the output whose numbers the twin cannot lay out.
-fn unsupported(ty: &Type, path: &[Ident]) -> syn::Error {
-    let names: Vec<String> = path.iter().map(ToString::to_string).collect();
+fn unsupported(ty: &Type, path: &[syn::Member]) -> syn::Error {
     syn::Error::new_spanned(
         ty,
         format!(
-            "#[grad] does not return structs with fields of collections or tuples yet \
-             (`{}`): return their numbers as fields of their own",
-            names.join(".")
+            "#[grad] does not return structs with fields of collections yet (`{}`): return \
+             their numbers as fields of their own",
+            member_names(path)
         ),
     )
+}
+
+/// `inner.a`, `pos.0`: a path of members, for messages.
+fn member_names(path: &[syn::Member]) -> String {
+    let names: Vec<String> = path
+        .iter()
+        .map(|member| match member {
+            syn::Member::Named(ident) => ident.to_string(),
+            syn::Member::Unnamed(index) => index.index.to_string(),
+        })
+        .collect();
+    names.join(".")
 }
 
 /// The number of numbers of the fixed-size fields: an integer literal when every
@@ -150,7 +175,7 @@ fn field_values(tail: &Expr, fields: &[NumberField]) -> syn::Result<Vec<Expr>> {
 
 /// The expression of the field at `path` below `value`: through struct literals, then as
 /// a read of what is named (`out.inner.a`, `inner.a` for `inner: inner`).
-fn value_at(value: &Expr, path: &[Ident], field: &NumberField) -> syn::Result<Expr> {
+fn value_at(value: &Expr, path: &[syn::Member], field: &NumberField) -> syn::Result<Expr> {
     let Some((first, rest)) = path.split_first() else {
         return Ok(value.clone());
     };
@@ -166,7 +191,7 @@ fn value_at(value: &Expr, path: &[Ident], field: &NumberField) -> syn::Result<Ex
             let member = literal
                 .fields
                 .iter()
-                .find(|value| matches!(&value.member, syn::Member::Named(name) if name == first))
+                .find(|value| value.member == *first)
                 .ok_or_else(|| {
                     syn::Error::new_spanned(
                         literal,
@@ -175,6 +200,19 @@ fn value_at(value: &Expr, path: &[Ident], field: &NumberField) -> syn::Result<Ex
                 })?;
             value_at(&member.expr, rest, field)
         }
+        Expr::Tuple(tuple) => match first {
+            syn::Member::Unnamed(index) => match tuple.elems.iter().nth(index.index as usize) {
+                Some(element) => value_at(element, rest, field),
+                None => Err(syn::Error::new_spanned(
+                    tuple,
+                    format!("the field `{}` is missing", field.name()),
+                )),
+            },
+            syn::Member::Named(_) => Err(syn::Error::new_spanned(
+                tuple,
+                format!("the field `{}` is a struct's, not a tuple's", field.name()),
+            )),
+        },
         named @ (Expr::Path(_) | Expr::Field(_)) => Ok(syn::parse_quote!(#named.#(#path).*)),
         other => Err(syn::Error::new_spanned(
             other,

@@ -1,5 +1,6 @@
-//! Structs built in the body and read by field: `let p = Pair { a: x * y, b: x + y };`
-//! then `p.a`, `p.b`, and `let Pair { a, b, .. } = p;`.
+//! Structs and tuples built in the body and read by field: `let p = Pair { a: x * y, b:
+//! x + y };` then `p.a`, `p.b`, and `let Pair { a, b, .. } = p;`; `let t = (x * y, x + y);`
+//! then `t.0`, `t.1`, and `let (a, b) = t;`.
 //!
 //! Before lowering, each such `let` becomes one `let` per field, `let p·a = x * y;` (a
 //! name no user can write, as for the fields of struct parameters, see `fields`), nested
@@ -8,9 +9,10 @@
 //! local. The fields are then ordinary locals: numbers, arrays, integers, of any
 //! expression the language accepts, differentiated like any other.
 //!
-//! What a struct is needed for as a whole (passing it to a function, returning it,
-//! calling a method on it, copying it) is one error under the use. Nothing needs the
-//! struct's definition: the literal names its fields.
+//! A copy, `let q = p;`, is one `let` per field too. What a struct is needed for as a
+//! whole otherwise (passing it to a function, returning it, calling a method on it) is one
+//! error under the use. Nothing needs the struct's definition: the literal names its
+//! fields.
 
 use super::*;
 use std::collections::HashMap;
@@ -51,23 +53,23 @@ impl Scalarize<'_> {
         name: &Ident,
         path: &str,
         mutable: bool,
-        literal: &syn::ExprStruct,
+        literal: &[(syn::Member, Expr)],
         names: &mut HashMap<String, Ident>,
         out: &mut Vec<syn::Stmt>,
     ) {
-        for field in &literal.fields {
-            let mut local = field_local(name, &field.member);
-            local.set_span(field.member.span());
-            let member = match &field.member {
+        for (field_member, field_expr) in literal {
+            let mut local = field_local(name, field_member);
+            local.set_span(field_member.span());
+            let member = match field_member {
                 syn::Member::Named(ident) => ident.to_string(),
                 syn::Member::Unnamed(index) => index.index.to_string(),
             };
             let field_path = format!("{path}.{member}");
-            if let Some(inner) = struct_literal(&field.expr) {
-                self.split(&local, &field_path, mutable, inner, names, out);
+            if let Some(inner) = literal_fields(field_expr) {
+                self.split(&local, &field_path, mutable, &inner, names, out);
                 continue;
             }
-            if let Some(source) = struct_local(&field.expr, names) {
+            if let Some(source) = struct_local(field_expr, names) {
                 // A struct local as the field (`Outer { inner, b }`): its fields' locals,
                 // copied under this field's path.
                 let prefix = format!("{source}.");
@@ -82,15 +84,14 @@ impl Scalarize<'_> {
                         &format!("{local}·{}", rest.replace('.', "·")),
                         Span::call_site(),
                     );
-                    to.set_span(field.member.span());
+                    to.set_span(field_member.span());
                     out.push(syn::parse_quote!(let #mutability #to = #from;));
                     names.insert(format!("{field_path}.{rest}"), to);
                 }
                 continue;
             }
-            let expr = &field.expr;
             let mutability = mutable.then(|| quote!(mut));
-            out.push(syn::parse_quote!(let #mutability #local = #expr;));
+            out.push(syn::parse_quote!(let #mutability #local = #field_expr;));
             names.insert(field_path, local);
         }
     }
@@ -112,24 +113,43 @@ fn struct_local(expr: &Expr, names: &HashMap<String, Ident>) -> Option<Ident> {
 
 /// The struct locals named as whole field values of `literal` (`Outer { inner, b }`), at
 /// any depth of nested literals: copied field by field when the literal is split.
-fn field_struct_locals(literal: &syn::ExprStruct, locals: &[Ident], out: &mut Vec<Ident>) {
-    for field in &literal.fields {
-        match control::strip(&field.expr) {
-            Expr::Struct(inner) => field_struct_locals(inner, locals, out),
-            Expr::Path(path) => {
-                if let Some(ident) = path.path.get_ident().filter(|i| locals.contains(i)) {
-                    out.push(ident.clone());
-                }
+fn field_struct_locals(literal: &[(syn::Member, Expr)], locals: &[Ident], out: &mut Vec<Ident>) {
+    for (_, expr) in literal {
+        if let Some(inner) = literal_fields(expr) {
+            field_struct_locals(&inner, locals, out);
+            continue;
+        }
+        if let Expr::Path(path) = control::strip(expr) {
+            if let Some(ident) = path.path.get_ident().filter(|i| locals.contains(i)) {
+                out.push(ident.clone());
             }
-            _ => {}
         }
     }
 }
 
-/// The literal of `let name = Type { … };` without `..rest`.
-fn struct_literal(expr: &Expr) -> Option<&syn::ExprStruct> {
+/// The fields of a literal that a `let` splits: a struct literal's without `..rest`
+/// (`Type { … }`), a tuple's by position (`(a, b)`).
+fn literal_fields(expr: &Expr) -> Option<Vec<(syn::Member, Expr)>> {
     match control::strip(expr) {
-        Expr::Struct(literal) if literal.rest.is_none() && literal.qself.is_none() => Some(literal),
+        Expr::Struct(literal) if literal.rest.is_none() && literal.qself.is_none() => Some(
+            literal
+                .fields
+                .iter()
+                .map(|field| (field.member.clone(), field.expr.clone()))
+                .collect(),
+        ),
+        Expr::Tuple(tuple) if !tuple.elems.is_empty() => Some(
+            tuple
+                .elems
+                .iter()
+                .enumerate()
+                .map(|(position, element)| {
+                    let mut index = syn::Index::from(position);
+                    index.span = element.span();
+                    (syn::Member::Unnamed(index), element.clone())
+                })
+                .collect(),
+        ),
         _ => None,
     }
 }
@@ -199,17 +219,79 @@ impl VisitMut for Scalarize<'_> {
             }
             if let syn::Stmt::Local(local) = &stmt {
                 // `let Pair { a, b: c, .. } = p;` of a struct local.
-                if let (Pat::Struct(pattern), Some(init)) = (&local.pat, &local.init) {
+                // `let (a, _, c) = t;` of a tuple local.
+                let pattern: Option<Vec<(syn::Member, &Pat)>> = match &local.pat {
+                    Pat::Struct(pattern) => Some(
+                        pattern
+                            .fields
+                            .iter()
+                            .map(|field| (field.member.clone(), &*field.pat))
+                            .collect(),
+                    ),
+                    Pat::Tuple(pattern)
+                        if !pattern.elems.iter().any(|p| matches!(p, Pat::Rest(_))) =>
+                    {
+                        Some(
+                            pattern
+                                .elems
+                                .iter()
+                                .enumerate()
+                                .map(|(k, pat)| (syn::Member::Unnamed(syn::Index::from(k)), pat))
+                                .collect(),
+                        )
+                    }
+                    _ => None,
+                };
+                if let (Some(pattern), Some(init)) = (pattern, &local.init) {
                     let source = match control::strip(&init.expr) {
                         Expr::Path(path) => path.path.get_ident().cloned(),
                         _ => None,
                     };
                     if let Some(source) = source.filter(|s| locals.contains(s)) {
-                        if let Some(lets) = destructure(&source, pattern, &names) {
+                        if let Some(lets) = destructure(&source, &pattern, &names) {
                             out.extend(lets);
                             continue;
                         }
                     }
+                }
+            }
+            // `let [mut] u = t;` of a struct or tuple local: a copy, field by field.
+            if let syn::Stmt::Local(local) = &stmt {
+                let source = local.init.as_ref().and_then(|init| {
+                    (init.diverge.is_none()).then_some(())?;
+                    struct_local(&init.expr, &names)
+                });
+                if let (Some((name, mutable)), Some(source)) = (let_name(local), source) {
+                    let name = name.clone();
+                    let prefix = format!("{source}.");
+                    let mut copied: Vec<(String, Ident)> = names
+                        .iter()
+                        .filter_map(|(p, l)| Some((p.strip_prefix(&prefix)?.to_owned(), l.clone())))
+                        .collect();
+                    copied.sort_by(|a, b| a.0.cmp(&b.0));
+                    // A name bound again ends the local of that name (after its fields are
+                    // read: `let t = t;`).
+                    if let Some(k) = locals.iter().position(|l| *l == name) {
+                        locals.remove(k);
+                        let own = format!("{name}.");
+                        names.retain(|path, _| !path.starts_with(&own));
+                    }
+                    let mutability = mutable.then(|| quote!(mut));
+                    for (rest, from) in copied {
+                        let mut to = Ident::new(
+                            &format!(
+                                "{}·{}",
+                                name.to_string().trim_start_matches("r#"),
+                                rest.replace('.', "·")
+                            ),
+                            Span::call_site(),
+                        );
+                        to.set_span(name.span());
+                        out.push(syn::parse_quote!(let #mutability #to = #from;));
+                        names.insert(format!("{name}.{rest}"), to);
+                    }
+                    locals.push(name);
+                    continue;
                 }
             }
             // A struct local as a field of a literal that is split is copied, not used
@@ -219,9 +301,9 @@ impl VisitMut for Scalarize<'_> {
                 let literal = local
                     .init
                     .as_ref()
-                    .and_then(|init| struct_literal(&init.expr));
+                    .and_then(|init| literal_fields(&init.expr));
                 if let (Some(_), Some(literal)) = (let_name(local), literal) {
-                    field_struct_locals(literal, &locals, &mut copied);
+                    field_struct_locals(&literal, &locals, &mut copied);
                 }
             }
             for local in whole_uses(&stmt, &locals)
@@ -231,9 +313,10 @@ impl VisitMut for Scalarize<'_> {
                 self.errors.at(
                     &local,
                     format!(
-                        "`{local}` is a struct built in this function: #[grad] reads its \
-                         fields (`{local}.field`) and destructures it, but does not pass it \
-                         whole, return it, copy it or call its methods"
+                        "`{local}` is a struct or tuple built in this function: #[grad] \
+                         reads its fields (`{local}.field`, `{local}.0`), copies it \
+                         (`let copy = {local};`) and destructures it, but does not pass it \
+                         whole, return it or call its methods"
                     ),
                 );
             }
@@ -250,15 +333,15 @@ impl VisitMut for Scalarize<'_> {
                 }
                 let literal = local.init.as_ref().and_then(|init| {
                     (init.diverge.is_none()).then_some(())?;
-                    struct_literal(&init.expr)
+                    literal_fields(&init.expr)
                 });
                 if let (Some((name, mutable)), Some(literal)) = (let_name(local), literal) {
-                    let (name, literal) = (name.clone(), literal.clone());
+                    let name = name.clone();
                     // Fields read before the `let` are renamed already; nested blocks in
                     // the fields' expressions get their own literals split too.
                     let mut literal = literal;
-                    for field in &mut literal.fields {
-                        self.visit_expr_mut(&mut field.expr);
+                    for (_, expr) in &mut literal {
+                        self.visit_expr_mut(expr);
                     }
                     self.split(
                         &name,
@@ -279,23 +362,23 @@ impl VisitMut for Scalarize<'_> {
     }
 }
 
-/// `let Pair { a, b: c, .. } = p;` as `let a = p·a; let c = p·b;`, for fields bound to
-/// plain names (or `_`); `None` for any other pattern.
+/// `let Pair { a, b: c, .. } = p;` as `let a = p·a; let c = p·b;` (`let (a, c) = t;` as
+/// `let a = t·0; let c = t·1;`), for fields bound to plain names (or `_`); `None` for any
+/// other pattern.
 fn destructure(
     source: &Ident,
-    pattern: &syn::PatStruct,
+    pattern: &[(syn::Member, &Pat)],
     names: &HashMap<String, Ident>,
 ) -> Option<Vec<syn::Stmt>> {
     let mut lets = Vec::new();
-    for field in &pattern.fields {
-        let member = match &field.member {
+    for (member, pat) in pattern {
+        let member = match member {
             syn::Member::Named(ident) => ident.to_string(),
             syn::Member::Unnamed(index) => index.index.to_string(),
         };
         let local = names.get(&format!("{source}.{member}"))?;
-        match &*field.pat {
+        match pat {
             Pat::Ident(ident) if ident.subpat.is_none() && ident.by_ref.is_none() => {
-                let pat = &field.pat;
                 lets.push(syn::parse_quote!(let #pat = #local;));
             }
             Pat::Wild(_) => {}
