@@ -5,6 +5,8 @@
 
 use autodiff::prelude::*;
 
+mod common;
+
 #[derive(Differentiable, Clone, Debug, PartialEq)]
 pub struct Quadratic {
     pub a: [f64; 2],
@@ -136,4 +138,85 @@ fn a_method_marked_alone_has_a_constant_self() {
     let (value, d) = Config::damped_grad(0.3);
     assert_eq!(value, Config::damped(0.3));
     assert!((d - 0.5 * (1.0 - 0.3f64.tanh().powi(2))).abs() < 1e-15);
+}
+
+// ----- a constant `self` -----------------------------------------------------------------
+
+/// A type that does not derive `Differentiable`: its methods marked alone see a constant
+/// `self`.
+pub struct Gain {
+    pub k: f64,
+    pub w: [f64; 2],
+}
+
+impl Gain {
+    fn doubled(&self) -> f64 {
+        self.k * 2.0
+    }
+
+    #[grad(jvp, hvp)]
+    fn square(&self, x: f64) -> f64 {
+        self.k * x * x
+    }
+
+    /// Float methods of `self`'s fields, a plain method of `self`, and a `#[grad]` method
+    /// of `self`, each with a constant `self`.
+    #[grad(jvp, hvp)]
+    fn response(&self, x: f64) -> f64 {
+        self.k.sqrt() * x + self.w[1].exp() * x + self.doubled() * x + self.square(x)
+    }
+}
+
+/// A struct that derives `Differentiable`, whose methods leave `self` out with `wrt(..)`.
+#[derive(Differentiable, Clone, Debug)]
+pub struct Coil {
+    pub w: f64,
+    pub b: [f64; 2],
+}
+
+#[grad]
+impl Coil {
+    #[grad(jvp, hvp)]
+    pub fn field(&self, x: f64) -> f64 {
+        self.w * x + self.b[0].tanh()
+    }
+
+    #[grad(jvp, hvp, wrt(x))]
+    pub fn flux(&self, x: f64) -> f64 {
+        self.field(x) * x + self.b[1].cos() * x + 1.0
+    }
+}
+
+#[test]
+fn a_constant_self_reads_its_fields_and_calls_its_methods() {
+    let gain = Gain {
+        k: 4.0,
+        w: [1.0, 0.3],
+    };
+    let x = 1.5;
+    let (value, dx) = gain.response_grad(x);
+    assert_eq!(value, gain.response(x));
+    // √k + e^{w₁} + 2k + 2kx.
+    let expected = 4.0f64.sqrt() + 0.3f64.exp() + 8.0 + 2.0 * 4.0 * x;
+    common::assert_close(dx, expected, 1e-14, "∂response/∂x");
+    let (_, tangent) = gain.response_jvp(x, 2.0);
+    common::assert_close(tangent, 2.0 * expected, 1e-14, "jvp");
+    let (_, g, hv) = gain.response_hvp(x, 1.0);
+    common::assert_close(g, dx, 1e-14, "hvp's gradient");
+    common::assert_close(hv, 8.0, 1e-14, "hvp");
+
+    let coil = Coil {
+        w: 2.0,
+        b: [0.5, -0.4],
+    };
+    let (value, dx) = coil.flux_grad(x);
+    assert_eq!(value, coil.flux(x));
+    // (w x + tanh b₀) x + cos(b₁) x + 1: ∂/∂x = 2 w x + tanh b₀ + cos b₁.
+    let expected = 2.0 * 2.0 * x + 0.5f64.tanh() + (-0.4f64).cos();
+    common::assert_close(dx, expected, 1e-14, "∂flux/∂x");
+    let (_, tangent) = coil.flux_jvp(x, -1.0);
+    common::assert_close(tangent, -expected, 1e-14, "jvp");
+    let (_, g, hv) = coil.flux_hvp(x, 1.0);
+    common::assert_close(g, dx, 1e-14, "hvp's gradient");
+    common::assert_close(hv, 4.0, 1e-14, "hvp");
 }

@@ -29,7 +29,7 @@ pub fn grad(facade: syn::Path, args: TokenStream, item: TokenStream) -> TokenStr
         }
     };
     // A method marked alone: `#[grad]` cannot see the type of `self`, so `self` is a
-    // constant (`Self` stands for its type; see `lower::differentiates_self`).
+    // constant (`Self` stands for its type).
     // An associated function marked alone is recognised by its use of `Self` (its
     // generated functions call each other through `Self::`).
     let method = matches!(function.sig.inputs.first(), Some(FnArg::Receiver(_)))
@@ -239,7 +239,7 @@ impl State {
                 FnArg::Receiver(_) => {
                     let args = args::parse(self.args.clone()).unwrap_or_default();
                     let self_ty = self.self_ty.as_ref()?;
-                    if lower::differentiates_self(&args, self_ty) {
+                    if lower::self_is_struct(&args, self_ty, &self.function.block) {
                         layout::struct_path(self_ty)
                     } else {
                         None

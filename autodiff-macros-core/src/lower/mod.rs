@@ -45,7 +45,7 @@ pub use control::strip as strip_parens;
 pub use opaque::is_opaque;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
-pub use signature::{differentiates_self, is_self};
+pub use signature::{is_self, self_is_struct};
 use std::collections::HashMap;
 use syn::spanned::Spanned;
 use syn::{BinOp, Expr, FnArg, Ident, Item, ItemFn, Lit, Local, Pat, Path, ReturnType, Type, UnOp};
@@ -270,6 +270,8 @@ struct Lowering {
     structs: Vec<VarId>,
     /// A method whose `self` is a constant: `self.field` reads are constants.
     constant_self: bool,
+    /// `self` was rejected with an error: its uses are not reported again.
+    self_rejected: bool,
     /// How many numbers the function returns (a tuple for more than one).
     outputs: usize,
     /// A vector output: its dimensions and whether it is a `Vec` (from the signature),

@@ -90,22 +90,24 @@ impl Lowering {
         let mut rejected: Vec<Ident> = Vec::new();
         for input in &sig.inputs {
             let typed = match input {
-                FnArg::Receiver(receiver) => match self.receiver(receiver, args, context) {
-                    Some(param) => {
-                        let param = Param {
-                            wrt: param.wrt && args.wrt.is_none(),
-                            ..param
-                        };
-                        params.push(param);
-                        let index = params.len() - 1;
-                        if let Some(strukt) = params[index].strukt.clone() {
-                            let ident = params[index].ident.clone();
-                            self.struct_fields(index, &ident, &strukt, layouts);
+                FnArg::Receiver(receiver) => {
+                    match self.receiver(receiver, args, context, &item.block) {
+                        Some(param) => {
+                            let param = Param {
+                                wrt: param.wrt && args.wrt.is_none(),
+                                ..param
+                            };
+                            params.push(param);
+                            let index = params.len() - 1;
+                            if let Some(strukt) = params[index].strukt.clone() {
+                                let ident = params[index].ident.clone();
+                                self.struct_fields(index, &ident, &strukt, layouts);
+                            }
+                            continue;
                         }
-                        continue;
+                        None => continue,
                     }
-                    None => continue,
-                },
+                }
                 FnArg::Typed(typed) => typed,
             };
             let (ident, mutable) = match &*typed.pat {
@@ -315,6 +317,7 @@ impl Lowering {
         receiver: &syn::Receiver,
         args: &GradArgs,
         context: &Context,
+        body: &syn::Block,
     ) -> Option<Param> {
         let Some(self_ty) = context.self_ty else {
             self.errors.at(
@@ -331,6 +334,7 @@ impl Lowering {
                  (one that only reads it is taken as `&self`): return what it writes instead",
             );
             self.constant_self = true; // its fields are not reported again
+            self.self_rejected = true;
             return None;
         }
         let ident = Ident::new("self", receiver.self_token.span);
@@ -346,7 +350,7 @@ impl Lowering {
                  `impl` block too: `#[grad] impl Model { #[grad] fn loss(&self, …) … }`",
             );
         }
-        if !differentiates_self(args, self_ty) {
+        if !self_is_struct(args, self_ty, body) {
             // A constant `self`: its fields are read as written (see `expr`).
             self.constant_self = true;
             if is_self(self_ty) && args.wrt.is_none() {
@@ -371,9 +375,12 @@ impl Lowering {
         };
         if !self.numbers_of_own_float(self_ty, receiver, context.layouts) {
             self.constant_self = true; // its fields are not reported again
+            self.self_rejected = true;
             return None;
         }
         let var = self.declare_struct(&ident, VarKind::Real);
+        // Left out by `wrt(..)`: a struct parameter with no partial of its own, as any
+        // other (`wrt(..)` is applied with the others' names).
         Some(Param {
             ident,
             ty,
@@ -404,6 +411,29 @@ pub fn differentiates_self(args: &GradArgs, self_ty: &Type) -> bool {
             .wrt
             .as_ref()
             .is_none_or(|names| names.iter().any(|name| name == "self"))
+}
+
+/// Whether `self` is a struct parameter, with its fields known: when it is differentiated,
+/// and when `wrt(..)` leaves it out but the body calls its methods (`self.f(x)`), whose
+/// pullbacks take its partial. Otherwise `self` is a constant whose fields are read as
+/// written, and its type need not derive `Differentiable`.
+pub fn self_is_struct(args: &GradArgs, self_ty: &Type, body: &syn::Block) -> bool {
+    struct Calls(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Calls {
+        fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+            let receiver = crate::lower::strip_parens(&call.receiver);
+            if matches!(receiver, Expr::Path(path) if path.path.is_ident("self")) {
+                self.0 = true;
+            }
+            syn::visit::visit_expr_method_call(self, call);
+        }
+    }
+    if is_self(self_ty) {
+        return false;
+    }
+    let mut calls = Calls(false);
+    syn::visit::Visit::visit_block(&mut calls, body);
+    differentiates_self(args, self_ty) || calls.0
 }
 
 /// Whether a type is written `Self`.

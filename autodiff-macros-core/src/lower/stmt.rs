@@ -315,7 +315,7 @@ impl Lowering {
             return false;
         };
         match path.path.get_ident() {
-            Some(ident) if ident == "self" => self.constant_self,
+            Some(ident) if ident == "self" => self.self_rejected,
             Some(ident) => self
                 .scopes
                 .lookup(ident)

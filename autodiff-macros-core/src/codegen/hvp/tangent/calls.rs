@@ -235,6 +235,13 @@ impl Transform<'_> {
                     };
                     crate::ir::CallArg::Value(t)
                 }
+                // A constant `self` (of a method marked alone) has none either.
+                crate::ir::CallArg::Whole { place, .. }
+                    if self.source.vars[place.var].kind != crate::ir::VarKind::Real
+                        && self.source.struct_param(place.var).is_none() =>
+                {
+                    continue;
+                }
                 crate::ir::CallArg::Whole {
                     place,
                     reference,
