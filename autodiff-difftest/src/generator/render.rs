@@ -645,7 +645,26 @@ impl Writer {
                                 }
                             })
                             .collect();
-                        format!("({})", items.join(", "))
+                        let tuple = format!("({})", items.join(", "));
+                        // One tuple in three is kept in a local first, then destructured
+                        // or read by position (`let a = tup.0;`), as users also write it.
+                        let choice: usize =
+                            names.iter().flat_map(|n| n.bytes()).map(usize::from).sum();
+                        if choice % 3 == 0 {
+                            let local = format!("tup{}", self.out.len());
+                            self.line(&format!("let {local} = {tuple};"));
+                            if choice % 2 == 0 {
+                                self.line(&format!("let ({}) = {local};", names.join(", ")));
+                            } else {
+                                for (k, name) in names.iter().enumerate() {
+                                    if name != "_" {
+                                        self.line(&format!("let {name} = {local}.{k};"));
+                                    }
+                                }
+                            }
+                            return;
+                        }
+                        tuple
                     }
                     TupleInit::Call(name, args) => self.call(name, args),
                 };
