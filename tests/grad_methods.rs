@@ -220,3 +220,66 @@ fn a_constant_self_reads_its_fields_and_calls_its_methods() {
     common::assert_close(g, dx, 1e-14, "hvp's gradient");
     common::assert_close(hv, 4.0, 1e-14, "hvp");
 }
+
+// ----- a method called on a field, in forward mode and second order ----------------------
+
+#[derive(Differentiable, Clone, Debug)]
+pub struct Unit {
+    pub w: [f64; 2],
+}
+
+#[derive(Differentiable, Clone, Debug)]
+pub struct Named {
+    pub unit: Unit,
+    pub gain: f64,
+}
+
+#[grad]
+impl Unit {
+    #[grad(jvp, hvp)]
+    pub fn forward(&self, x: f64) -> f64 {
+        (self.w[0] * x + self.w[1]).tanh()
+    }
+}
+
+#[grad(jvp, hvp)]
+fn named_score(n: &Named, x: f64) -> f64 {
+    n.unit.forward(x) * n.gain
+}
+
+#[grad]
+impl Named {
+    #[grad(jvp, hvp)]
+    pub fn score(&self, x: f64) -> f64 {
+        self.unit.forward(x) * self.gain * x
+    }
+}
+
+#[test]
+fn methods_called_on_fields_in_forward_mode_and_second_order() {
+    let n = Named {
+        unit: Unit { w: [0.4, -0.2] },
+        gain: 1.5,
+    };
+    let x = 0.7;
+    let zero = Named {
+        unit: Unit { w: [0.0; 2] },
+        gain: 0.0,
+    };
+    // ∂/∂x and ∂²/∂x² along x alone: g = gain·tanh(u), u = w₀x + w₁.
+    let t = (0.4f64 * x - 0.2).tanh();
+    let (d1, d2) = (1.5 * 0.4 * (1.0 - t * t), 1.5 * 0.16 * -2.0 * t * (1.0 - t * t));
+    let (_, tangent) = named_score_jvp(&n, x, &zero, 1.0);
+    common::assert_close(tangent, d1, 1e-14, "jvp");
+    let (_, _, gx, _, hx) = named_score_hvp(&n, x, &zero, 1.0);
+    common::assert_close(gx, d1, 1e-14, "hvp's gradient");
+    common::assert_close(hx, d2, 1e-14, "hvp");
+    // The method: x·g, whose second derivative is 2g' + x·g''.
+    let (_, tangent) = n.score_jvp(x, &zero, 1.0);
+    common::assert_close(tangent, 1.5 * t + x * d1, 1e-14, "method jvp");
+    let (_, d_self, gx, _, hx) = n.score_hvp(x, &zero, 1.0);
+    let (_, d_self_grad, gx_grad) = n.score_grad(x);
+    common::assert_close(gx, gx_grad, 1e-14, "method hvp's gradient");
+    common::assert_close(d_self.gain, d_self_grad.gain, 1e-14, "method hvp's ∂/∂gain");
+    common::assert_close(hx, 2.0 * d1 + x * d2, 1e-14, "method hvp");
+}

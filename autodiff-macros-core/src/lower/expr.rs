@@ -909,12 +909,13 @@ impl Lowering {
         span: Span,
     ) -> NodeId {
         let mut lowered = Vec::with_capacity(args.len());
-        for &arg in args {
+        let method = matches!(callee, crate::ir::Callee::Method(_));
+        for (k, &arg) in args.iter().enumerate() {
             let Some(WholeArg {
                 ident,
                 var,
                 indices: index_exprs,
-                reference,
+                mut reference,
                 deref,
             }) = self.whole_arg(arg)
             else {
@@ -922,6 +923,11 @@ impl Lowering {
                 lowered.push(crate::ir::CallArg::Value(node));
                 continue;
             };
+            // A field as the receiver (`m.layer.forward(x)`) is lent, as method syntax
+            // lends it: forward mode passes its tangent as `&self`'s, a reference.
+            if method && k == 0 && ident.to_string().contains('·') {
+                reference = true;
+            }
             let place = if self.element_struct(var) {
                 let indices = match self.index_nodes(&index_exprs) {
                     Ok(indices) => indices,
