@@ -574,3 +574,70 @@ fn rows_iterated_whole() {
         "∂/∂ps",
     );
 }
+
+/// A `Copy` struct taken by value.
+#[derive(Differentiable, Clone, Copy, Debug, PartialEq)]
+pub struct Charge {
+    pub q: f64,
+    pub at: [f64; 2],
+}
+
+#[grad(jvp)]
+fn potential(c: Charge, x: f64) -> f64 {
+    c.q / ((x - c.at[0]) * (x - c.at[0]) + c.at[1] * c.at[1]).sqrt()
+}
+
+/// Elements of a slice of structs passed by value, as plain Rust passes a `Copy` element.
+#[grad(jvp)]
+fn field_at(cs: &[Charge], x: f64) -> f64 {
+    let mut v = 0.0;
+    for i in 0..cs.len() {
+        v += potential(cs[i], x);
+    }
+    v
+}
+
+#[test]
+fn elements_passed_by_value() {
+    let cs = [
+        Charge {
+            q: 1.5,
+            at: [0.2, 0.5],
+        },
+        Charge {
+            q: -0.5,
+            at: [-1.0, 0.3],
+        },
+    ];
+    let x = 0.7;
+    let (value, dcs, dx) = field_at_grad(&cs, x);
+    assert_eq!(value, field_at(&cs, x));
+    let f = |cs: &[Charge], x: f64| field_at(cs, x);
+    let h = 1e-6;
+    common::assert_close(
+        dx,
+        (f(&cs, x + h) - f(&cs, x - h)) / (2.0 * h),
+        1e-7,
+        "∂/∂x",
+    );
+    for i in 0..2 {
+        let mut up = cs;
+        let mut down = cs;
+        up[i].q += h;
+        down[i].q -= h;
+        let expected = (f(&up, x) - f(&down, x)) / (2.0 * h);
+        common::assert_close(dcs[i].q, expected, 1e-7, "∂/∂q");
+        let mut up = cs;
+        let mut down = cs;
+        up[i].at[1] += h;
+        down[i].at[1] -= h;
+        let expected = (f(&up, x) - f(&down, x)) / (2.0 * h);
+        common::assert_close(dcs[i].at[1], expected, 1e-7, "∂/∂at₁");
+    }
+    let zero = [Charge {
+        q: 0.0,
+        at: [0.0; 2],
+    }; 2];
+    let (_, tangent) = field_at_jvp(&cs, x, &zero, 1.0);
+    common::assert_close(tangent, dx, 1e-14, "jvp");
+}

@@ -268,7 +268,10 @@ fn methods_called_on_fields_in_forward_mode_and_second_order() {
     };
     // ∂/∂x and ∂²/∂x² along x alone: g = gain·tanh(u), u = w₀x + w₁.
     let t = (0.4f64 * x - 0.2).tanh();
-    let (d1, d2) = (1.5 * 0.4 * (1.0 - t * t), 1.5 * 0.16 * -2.0 * t * (1.0 - t * t));
+    let (d1, d2) = (
+        1.5 * 0.4 * (1.0 - t * t),
+        1.5 * 0.16 * -2.0 * t * (1.0 - t * t),
+    );
     let (_, tangent) = named_score_jvp(&n, x, &zero, 1.0);
     common::assert_close(tangent, d1, 1e-14, "jvp");
     let (_, _, gx, _, hx) = named_score_hvp(&n, x, &zero, 1.0);

@@ -43,6 +43,15 @@ struct NumberField {
     dims: Vec<TokenStream>,
     /// A `Vec` of run-time length.
     vector: bool,
+    /// Its float type, as the struct writes it.
+    float: Option<crate::types::Float>,
+}
+
+/// The float type a field's type is written with, if any.
+fn float_of(ty: &Type) -> Option<crate::types::Float> {
+    let mut floats = Vec::new();
+    crate::types::floats_in(ty, &mut floats);
+    floats.first().map(|(float, _)| *float)
 }
 
 impl NumberField {
@@ -72,6 +81,7 @@ fn number_fields(
                 path,
                 dims: dims.clone(),
                 vector: matches!(field.kind, FieldKind::Vector(_)),
+                float: float_of(&field.ty),
             }),
             FieldKind::Struct(inner) => {
                 let inner_layout = layouts
@@ -94,6 +104,7 @@ fn number_fields(
                         path,
                         dims,
                         vector: false,
+                        float: float_of(element),
                     });
                 }
             }
@@ -311,6 +322,20 @@ pub fn twin(
     let real = floats
         .first()
         .map_or(crate::types::Float::F64, |(float, _)| *float);
+    if let Some(other) = fields
+        .iter()
+        .filter_map(|field| field.float)
+        .find(|float| *float != real)
+    {
+        let (own, other) = (real.name(), other.name());
+        return Err(syn::Error::new_spanned(
+            ty,
+            format!(
+                "this type's numbers are `{other}`s, and a function of `{own}` returns \
+                 numbers of `{own}`: make its fields `{own}` (or the function `{other}`)"
+            ),
+        ));
+    }
     let output: Type = if fixed {
         syn::parse_quote!([#real; #count])
     } else {

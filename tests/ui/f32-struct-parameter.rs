@@ -42,4 +42,12 @@ fn first(m: &Mixed) -> f64 {
     m.a * m.a
 }
 
+// And a struct output of the other float type, under the return type.
+#[grad(jacobian)]
+fn placed(x: [f32; 2]) -> Model {
+    Model {
+        w: [1.0, x[0] as f64],
+    }
+}
+
 fn main() {}

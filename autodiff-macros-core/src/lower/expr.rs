@@ -880,10 +880,11 @@ impl Lowering {
         // alias of `xs[i]`) is passed as `&xs[i]` when the argument as written is a
         // reference (`row` bound by `for row in xs.iter()`, `&row`), else as `xs[i]`
         // (`*row`, or `row` bound by `for &row in xs`).
-        // An element of a collection of structs is lent (`&m.layers[l]`), as written
-        // or not (a method's receiver `m.layers[l].g(x)`).
+        // An element of a collection of structs is passed as written (`&m.layers[l]`,
+        // or `ps[i]` to a parameter taken by value), and lent as a method's receiver
+        // (`m.layers[l].g(x)`, see `pullback`).
         let (reference, deref) = match self.aliases.get(&var) {
-            _ if self.element_struct(var) => (true, false),
+            _ if self.element_struct(var) => (reference, false),
             Some(alias) if indices.is_empty() => (
                 alias.refs + usize::from(reference) > usize::from(deref),
                 false,
@@ -923,9 +924,10 @@ impl Lowering {
                 lowered.push(crate::ir::CallArg::Value(node));
                 continue;
             };
-            // A field as the receiver (`m.layer.forward(x)`) is lent, as method syntax
-            // lends it: forward mode passes its tangent as `&self`'s, a reference.
-            if method && k == 0 && ident.to_string().contains('·') {
+            // A field or an element of a collection as the receiver (`m.layer.forward(x)`,
+            // `m.layers[l].g(x)`) is lent, as method syntax lends it: forward mode passes
+            // its tangent as `&self`'s, a reference.
+            if method && k == 0 && (ident.to_string().contains('·') || self.element_struct(var)) {
                 reference = true;
             }
             let place = if self.element_struct(var) {
