@@ -72,28 +72,51 @@ impl Scalarize<'_> {
             if let Some(source) = struct_local(field_expr, names) {
                 // A struct local as the field (`Outer { inner, b }`): its fields' locals,
                 // copied under this field's path.
-                let prefix = format!("{source}.");
-                let mut copied: Vec<(String, Ident)> = names
-                    .iter()
-                    .filter_map(|(p, l)| Some((p.strip_prefix(&prefix)?.to_owned(), l.clone())))
-                    .collect();
-                copied.sort_by(|a, b| a.0.cmp(&b.0));
-                let mutability = mutable.then(|| quote!(mut));
-                for (rest, from) in copied {
-                    let mut to = Ident::new(
-                        &format!("{local}·{}", rest.replace('.', "·")),
-                        Span::call_site(),
-                    );
-                    to.set_span(field_member.span());
-                    out.push(syn::parse_quote!(let #mutability #to = #from;));
-                    names.insert(format!("{field_path}.{rest}"), to);
-                }
+                let copied = field_locals(&source, names);
+                copy_fields(copied, &local, &field_path, mutable, names, out);
                 continue;
             }
             let mutability = mutable.then(|| quote!(mut));
             out.push(syn::parse_quote!(let #mutability #local = #field_expr;));
             names.insert(field_path, local);
         }
+    }
+}
+
+/// The locals of the fields of the struct or tuple local `source`, by their paths below
+/// it (`a`, `inner.w`), in the order of those paths.
+fn field_locals(source: &Ident, names: &HashMap<String, Ident>) -> Vec<(String, Ident)> {
+    let prefix = format!("{source}.");
+    let mut fields: Vec<(String, Ident)> = names
+        .iter()
+        .filter_map(|(p, l)| Some((p.strip_prefix(&prefix)?.to_owned(), l.clone())))
+        .collect();
+    fields.sort_by(|a, b| a.0.cmp(&b.0));
+    fields
+}
+
+/// `let [mut] to·rest = from;` for each field local of `fields`, recorded in `names`
+/// under `path.rest`: a copy of a struct or tuple local, field by field, under the name
+/// `to` (its span that of the copies).
+fn copy_fields(
+    fields: Vec<(String, Ident)>,
+    to: &Ident,
+    path: &str,
+    mutable: bool,
+    names: &mut HashMap<String, Ident>,
+    out: &mut Vec<syn::Stmt>,
+) {
+    let mutability = mutable.then(|| quote!(mut));
+    let base = to.to_string();
+    let base = base.trim_start_matches("r#");
+    for (rest, from) in fields {
+        let mut local = Ident::new(
+            &format!("{base}·{}", rest.replace('.', "·")),
+            Span::call_site(),
+        );
+        local.set_span(to.span());
+        out.push(syn::parse_quote!(let #mutability #local = #from;));
+        names.insert(format!("{path}.{rest}"), local);
     }
 }
 
@@ -263,12 +286,7 @@ impl VisitMut for Scalarize<'_> {
                 });
                 if let (Some((name, mutable)), Some(source)) = (let_name(local), source) {
                     let name = name.clone();
-                    let prefix = format!("{source}.");
-                    let mut copied: Vec<(String, Ident)> = names
-                        .iter()
-                        .filter_map(|(p, l)| Some((p.strip_prefix(&prefix)?.to_owned(), l.clone())))
-                        .collect();
-                    copied.sort_by(|a, b| a.0.cmp(&b.0));
+                    let copied = field_locals(&source, &names);
                     // A name bound again ends the local of that name (after its fields are
                     // read: `let t = t;`).
                     if let Some(k) = locals.iter().position(|l| *l == name) {
@@ -276,20 +294,8 @@ impl VisitMut for Scalarize<'_> {
                         let own = format!("{name}.");
                         names.retain(|path, _| !path.starts_with(&own));
                     }
-                    let mutability = mutable.then(|| quote!(mut));
-                    for (rest, from) in copied {
-                        let mut to = Ident::new(
-                            &format!(
-                                "{}·{}",
-                                name.to_string().trim_start_matches("r#"),
-                                rest.replace('.', "·")
-                            ),
-                            Span::call_site(),
-                        );
-                        to.set_span(name.span());
-                        out.push(syn::parse_quote!(let #mutability #to = #from;));
-                        names.insert(format!("{name}.{rest}"), to);
-                    }
+                    let path = name.to_string();
+                    copy_fields(copied, &name, &path, mutable, &mut names, &mut out);
                     locals.push(name);
                     continue;
                 }
