@@ -286,3 +286,61 @@ fn methods_called_on_fields_in_forward_mode_and_second_order() {
     common::assert_close(d_self.gain, d_self_grad.gain, 1e-14, "method hvp's ∂/∂gain");
     common::assert_close(hx, 2.0 * d1 + x * d2, 1e-14, "method hvp");
 }
+
+// ----- a method that leaves `self` out, called from other functions ----------------------
+
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+pub struct Lens {
+    pub w: f64,
+}
+
+#[grad(jvp, hvp)]
+fn through(l: &Lens, x: f64) -> f64 {
+    l.w * x
+}
+
+#[grad]
+impl Lens {
+    /// Differentiates `self`: the type derives `Differentiable`.
+    #[grad(jvp, hvp)]
+    pub fn power(&self, x: f64) -> f64 {
+        self.w * x * x
+    }
+
+    #[grad(jvp, hvp, wrt(x))]
+    pub fn bend(&self, x: f64) -> f64 {
+        self.w * x * x
+    }
+
+    /// Passes `self` whole to a free function.
+    #[grad(jvp, hvp, wrt(x))]
+    pub fn relay(&self, x: f64) -> f64 {
+        through(self, x) * x
+    }
+}
+
+#[grad(jvp, hvp)]
+fn optics(l: &Lens, x: f64) -> f64 {
+    l.bend(x) + l.relay(x) + l.power(x)
+}
+
+#[test]
+fn methods_that_leave_self_out_called_from_other_functions() {
+    let (l, x) = (Lens { w: 2.0 }, 1.5);
+    // optics = 3·w·x²: ∂/∂w = 3x², ∂/∂x = 6wx, ∂²/∂x² = 6w, ∂²/∂x∂w = 6x.
+    let (value, dl, dx) = optics_grad(&l, x);
+    assert_eq!(value, optics(&l, x));
+    common::assert_close(dl.w, 3.0 * x * x, 1e-14, "∂/∂w");
+    common::assert_close(dx, 6.0 * 2.0 * x, 1e-14, "∂/∂x");
+    let (_, tangent) = optics_jvp(&l, x, &Lens { w: 1.0 }, 0.0);
+    common::assert_close(tangent, 3.0 * x * x, 1e-14, "jvp along w");
+    let (_, _, _, hl, hx) = optics_hvp(&l, x, &Lens { w: 0.0 }, 1.0);
+    common::assert_close(hl.w, 6.0 * x, 1e-14, "∂²/∂x∂w");
+    common::assert_close(hx, 6.0 * 2.0, 1e-14, "∂²/∂x²");
+    // The method's own `_grad` keeps to `wrt(x)`; its pullback fills `self`'s buffer too.
+    let (value, dx) = l.bend_grad(x);
+    assert_eq!((value, dx), (4.5, 6.0));
+    let (mut d_self, mut d_x) = (Lens { w: 0.0 }, 0.0);
+    let value = l.bend_vjp(x, 2.0, &mut d_self, &mut d_x);
+    assert_eq!((value, d_self.w, d_x), (4.5, 2.0 * x * x, 12.0));
+}

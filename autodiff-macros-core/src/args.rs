@@ -31,6 +31,11 @@ pub struct GradArgs {
     /// `crate = path` (or `crate = "path"`): where the generated code finds the facade
     /// crate, when Cargo's manifest does not say (see [`crate::krate`]).
     pub krate: Option<syn::Path>,
+    /// `__self_derives`, added by `#[grad]` on an `impl` block to the arguments of its
+    /// methods, never written by users: another method of the block differentiates `self`,
+    /// so its type derives `Differentiable`, and a method that leaves `self` out with
+    /// `wrt(..)` still takes it as a struct parameter (whose pullback callers pass).
+    pub self_derives: bool,
 }
 
 /// Parses the attribute's arguments.
@@ -88,6 +93,9 @@ pub fn parse(tokens: TokenStream) -> syn::Result<GradArgs> {
                 return Err(meta.error("`parallel` is given twice"));
             }
             args.parallel = Some(syn::spanned::Spanned::span(&meta.path));
+            Ok(())
+        } else if meta.path.is_ident("__self_derives") {
+            args.self_derives = true;
             Ok(())
         } else if meta.path.is_ident("reassociate") {
             if args.reassociate {

@@ -118,7 +118,26 @@ fn methods(facade: syn::Path, args: TokenStream, mut block: ItemImpl) -> TokenSt
         return quote!(#block #error);
     }
     let self_ty = &*block.self_ty;
-    let gradients = marked.into_iter().map(|(args, method)| {
+    // A method that differentiates `self` (no `wrt(..)`, or one naming `self`): the type
+    // derives `Differentiable`, and the methods that leave `self` out take it as a struct
+    // parameter all the same (`__self_derives`, see `lower::self_is_struct`).
+    let derives = !lower::is_self(self_ty)
+        && marked.iter().any(|(args, method)| {
+            matches!(method.sig.inputs.first(), Some(FnArg::Receiver(_)))
+                && args::parse(args.clone()).is_ok_and(|parsed| {
+                    parsed
+                        .wrt
+                        .is_none_or(|names| names.iter().any(|name| name == "self"))
+                })
+        });
+    let gradients = marked.into_iter().map(|(mut args, method)| {
+        if derives && matches!(method.sig.inputs.first(), Some(FnArg::Receiver(_))) {
+            args = if args.is_empty() {
+                quote!(__self_derives)
+            } else {
+                quote!(#args, __self_derives)
+            };
+        }
         let mut function = ItemFn {
             attrs: method.attrs,
             vis: method.vis,

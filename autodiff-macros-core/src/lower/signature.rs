@@ -414,8 +414,9 @@ pub fn differentiates_self(args: &GradArgs, self_ty: &Type) -> bool {
 }
 
 /// Whether `self` is a struct parameter, with its fields known: when it is differentiated,
-/// and when `wrt(..)` leaves it out but the body calls its methods (`self.f(x)`), whose
-/// pullbacks take its partial. Otherwise `self` is a constant whose fields are read as
+/// and when `wrt(..)` leaves it out but the type is known to derive `Differentiable` (another
+/// method of the block differentiates `self`) or the body calls its methods (`self.f(x)`),
+/// whose pullbacks take its partial. Otherwise `self` is a constant whose fields are read as
 /// written, and its type need not derive `Differentiable`.
 pub fn self_is_struct(args: &GradArgs, self_ty: &Type, body: &syn::Block) -> bool {
     struct Calls(bool);
@@ -433,7 +434,7 @@ pub fn self_is_struct(args: &GradArgs, self_ty: &Type, body: &syn::Block) -> boo
     }
     let mut calls = Calls(false);
     syn::visit::Visit::visit_block(&mut calls, body);
-    differentiates_self(args, self_ty) || calls.0
+    differentiates_self(args, self_ty) || args.self_derives || calls.0
 }
 
 /// Whether a type is written `Self`.
