@@ -1294,7 +1294,20 @@ fn build(seed: u64, long: Option<usize>) -> Program {
                 generic: false,
                 method: true,
             };
-            let f = random_function(&mut g, &format!("g{k}"), role);
+            let mut f = random_function(&mut g, &format!("g{k}"), role);
+            // Methods after the first may leave `self` out with `wrt(..)` (the first
+            // differentiates it): callers still differentiate through them.
+            let reals: Vec<usize> = (0..f.params.len())
+                .filter(|&i| matches!(f.params[i].kind, ParamKind::Real(..)))
+                .collect();
+            if k > 0 && !reals.is_empty() && g.chance(0.5) {
+                let mut subset: Vec<usize> =
+                    reals.iter().copied().filter(|_| g.chance(0.6)).collect();
+                if subset.is_empty() {
+                    subset.push(reals[0]);
+                }
+                f.wrt = Some(subset);
+            }
             g.helpers.push(Helper {
                 name: f.name.clone(),
                 params: f.params.iter().map(|p| p.kind.clone()).collect(),
