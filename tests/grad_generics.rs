@@ -180,3 +180,62 @@ fn const_generic_structs() {
         "∂/∂net",
     );
 }
+
+/// A nested const-generic struct taken at a const generic width (`Net<H>` holding
+/// `Linear<H>`s).
+#[grad(jvp)]
+fn net_energy<const H: usize>(net: &Net<H>, x: [f64; H]) -> f64 {
+    let mut e = net.first.b * net.first.b;
+    for i in 0..H {
+        e += net.first.w[i] * x[i] + net.out[1].w[i] * net.out[0].b;
+    }
+    e
+}
+
+#[test]
+fn nested_const_generic_structs_at_a_generic_width() {
+    let net = Net {
+        first: Linear {
+            w: [0.3, 0.4],
+            b: 0.1,
+        },
+        out: [
+            Linear {
+                w: [0.5, 0.6],
+                b: 0.2,
+            },
+            Linear {
+                w: [-0.7, 0.8],
+                b: -0.3,
+            },
+        ],
+    };
+    let x = [1.5, -2.0];
+    let (value, d_net, d_x) = net_energy_grad(&net, x);
+    assert_eq!(value, net_energy(&net, x));
+    assert_all_close(
+        &d_net.to_flat_vec(),
+        &fd_flat_gradient(&net, |net| net_energy(net, x)),
+        1e-8,
+        "∂/∂net",
+    );
+    assert_all_close(&d_x, &net.first.w, 1e-15, "∂/∂x");
+    let zero = Net {
+        first: Linear {
+            w: [0.0; 2],
+            b: 0.0,
+        },
+        out: [
+            Linear {
+                w: [0.0; 2],
+                b: 0.0,
+            },
+            Linear {
+                w: [0.0; 2],
+                b: 0.0,
+            },
+        ],
+    };
+    let (_, tangent) = net_energy_jvp(&net, x, &zero, [1.0, 0.0]);
+    assert_eq!(tangent, d_x[0]);
+}

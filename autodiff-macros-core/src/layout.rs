@@ -124,6 +124,13 @@ fn const_arguments(segment: &syn::PathSegment) -> bool {
     !STANDARD_GENERICS.iter().any(|name| segment.ident == name)
         && args.args.iter().all(|arg| match arg {
             syn::GenericArgument::Const(_) => true,
+            // A constant substituted for a struct's own parameter (`Linear<N>` inside
+            // `Two<N>`, see `instantiate`): in an invisible group.
+            syn::GenericArgument::Type(Type::Group(group))
+                if matches!(&*group.elem, Type::Path(_)) =>
+            {
+                true
+            }
             syn::GenericArgument::Type(Type::Path(path)) => {
                 path.qself.is_none()
                     && path.path.get_ident().is_some_and(|ident| {
