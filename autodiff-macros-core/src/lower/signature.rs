@@ -257,7 +257,10 @@ impl Lowering {
                     format!(
                         "#[grad] parameters of a function of `{real}` must be `{real}`, \
                          `[{real}; N]` or `&[{real}; N]` (also nested), slices `&[{real}]`, \
-                         `&[[{real}; N]]` or `&Vec<{real}>`, or integers and `bool` (constants)"
+                         `&[[{real}; N]]` or `&Vec<{real}>`, structs of `{real}` fields that \
+                         derive `Differentiable` (`m: &Mlp`), or integers and `bool` \
+                         (constants); a parameter of a type without `{real}` in it (an enum, \
+                         a `&str`) is a constant too"
                     )
                 };
                 self.errors.at(ty, message);
