@@ -99,6 +99,26 @@ pub struct Net<const H: usize> {
     pub out: [Linear<H>; 2],
 }
 
+/// A net of width 2.
+fn sample_net() -> Net<2> {
+    Net {
+        first: Linear {
+            w: [0.3, 0.4],
+            b: 0.1,
+        },
+        out: [
+            Linear {
+                w: [0.5, 0.6],
+                b: 0.2,
+            },
+            Linear {
+                w: [0.7, 0.8],
+                b: 0.3,
+            },
+        ],
+    }
+}
+
 #[grad(jvp, hvp)]
 fn predict<const N: usize>(m: &Linear<N>, x: &[f64; N]) -> f64 {
     let mut s = m.b;
@@ -148,22 +168,7 @@ fn const_generic_structs() {
     let numeric = common::slope(at, h);
     assert_all_close(&hv_m.to_flat_vec(), &numeric, 1e-6, "hvp");
 
-    let net = Net {
-        first: Linear {
-            w: [0.3, 0.4],
-            b: 0.1,
-        },
-        out: [
-            Linear {
-                w: [0.5, 0.6],
-                b: 0.2,
-            },
-            Linear {
-                w: [0.7, 0.8],
-                b: 0.3,
-            },
-        ],
-    };
+    let net = sample_net();
     let head = [0.4, -0.9];
     let (value, d_m, d_net, _, _) = net_loss_grad(&m, &net, x, head);
     assert_eq!(value.to_bits(), net_loss(&m, &net, x, head).to_bits());
@@ -194,22 +199,7 @@ fn net_energy<const H: usize>(net: &Net<H>, x: [f64; H]) -> f64 {
 
 #[test]
 fn nested_const_generic_structs_at_a_generic_width() {
-    let net = Net {
-        first: Linear {
-            w: [0.3, 0.4],
-            b: 0.1,
-        },
-        out: [
-            Linear {
-                w: [0.5, 0.6],
-                b: 0.2,
-            },
-            Linear {
-                w: [-0.7, 0.8],
-                b: -0.3,
-            },
-        ],
-    };
+    let net = sample_net();
     let x = [1.5, -2.0];
     let (value, d_net, d_x) = net_energy_grad(&net, x);
     assert_eq!(value, net_energy(&net, x));
