@@ -121,17 +121,15 @@ fn methods(facade: syn::Path, args: TokenStream, mut block: ItemImpl) -> TokenSt
     // A method that differentiates `self` (no `wrt(..)`, or one naming `self`): the type
     // derives `Differentiable`, and the methods that leave `self` out take it as a struct
     // parameter all the same (`__self_derives`, see `lower::self_is_struct`).
-    let derives = !lower::is_self(self_ty)
-        && marked.iter().any(|(args, method)| {
-            matches!(method.sig.inputs.first(), Some(FnArg::Receiver(_)))
-                && args::parse(args.clone()).is_ok_and(|parsed| {
-                    parsed
-                        .wrt
-                        .is_none_or(|names| names.iter().any(|name| name == "self"))
-                })
-        });
+    let has_self =
+        |method: &syn::ImplItemFn| matches!(method.sig.inputs.first(), Some(FnArg::Receiver(_)));
+    let derives = marked.iter().any(|(args, method)| {
+        has_self(method)
+            && args::parse(args.clone())
+                .is_ok_and(|parsed| lower::differentiates_self(&parsed, self_ty))
+    });
     let gradients = marked.into_iter().map(|(mut args, method)| {
-        if derives && matches!(method.sig.inputs.first(), Some(FnArg::Receiver(_))) {
+        if derives && has_self(&method) {
             args = if args.is_empty() {
                 quote!(__self_derives)
             } else {

@@ -337,9 +337,9 @@ pub fn parse_lenient(input: &DeriveInput) -> (Option<Layout>, crate::errors::Err
             errors.at(
                 &field.ty,
                 "a field of a `Differentiable` struct must be `f64`, `[f64; N]` (also \
-                 nested), `Vec<f64>`, `Vec<[f64; N]>` (or the same of `f32`), another `Differentiable` struct or a \
-                 `Vec` or array of them, a tuple of numbers and arrays, an integer or `bool`; \
-                 mark a field that holds anything else \
+                 nested), `Vec<f64>`, `Vec<[f64; N]>` (or the same of `f32`), another \
+                 `Differentiable` struct or a `Vec` or array of them, a tuple of numbers and \
+                 arrays, an integer or `bool`; mark a field that holds anything else \
                  `#[differentiable(skip)]`",
             );
         }

@@ -312,16 +312,8 @@ pub fn twin(
         let dims = &field.dims;
         offset = quote!(#offset + (1 #(* (#dims))*));
     }
-    // The function's float type, as its parameters write it (one type per function).
-    let mut floats = Vec::new();
-    for input in &function.sig.inputs {
-        if let syn::FnArg::Typed(typed) = input {
-            crate::types::floats_in(&typed.ty, &mut floats);
-        }
-    }
-    let real = floats
-        .first()
-        .map_or(crate::types::Float::F64, |(float, _)| *float);
+    // The function's float type (a mixed signature is reported by the lowering).
+    let real = crate::lower::signature_float(&function.sig, &mut crate::errors::Errors::default());
     if let Some(other) = fields
         .iter()
         .filter_map(|field| field.float)

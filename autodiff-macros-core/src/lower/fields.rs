@@ -175,8 +175,6 @@ impl Lowering {
         var
     }
 
-    /// The fields of a struct type (from its layout) or of a tuple type: each as written
-    /// after `.`, what it holds, and whether it is skipped. `None` after an error.
     /// Whether the numbers of the struct or tuple `ty` (its own fields, not those of
     /// structs it holds, which are checked in their turn) are of the function's float
     /// type; an error under `at` otherwise.
@@ -221,6 +219,8 @@ impl Lowering {
         false
     }
 
+    /// The fields of a struct type (from its layout) or of a tuple type: each as written
+    /// after `.`, what it holds, and whether it is skipped. `None` after an error.
     fn members(
         &mut self,
         ty: &Type,

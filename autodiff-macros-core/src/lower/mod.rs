@@ -45,7 +45,7 @@ pub use control::strip as strip_parens;
 pub use opaque::is_opaque;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
-pub use signature::{is_self, self_is_struct};
+pub use signature::{differentiates_self, is_self, self_is_struct, signature_float};
 use std::collections::HashMap;
 use syn::spanned::Spanned;
 use syn::{BinOp, Expr, FnArg, Ident, Item, ItemFn, Lit, Local, Pat, Path, ReturnType, Type, UnOp};

@@ -470,7 +470,7 @@ fn mixes_floats(ty: &Type, float: Float) -> bool {
 /// fn f(x: f32, w: &[f32]) -> f32      f32
 /// fn g(x: f32, y: f64) -> f32          f32, and an error under `f64`
 /// ```
-fn signature_float(sig: &syn::Signature, errors: &mut Errors) -> Float {
+pub fn signature_float(sig: &syn::Signature, errors: &mut Errors) -> Float {
     let mut floats = Vec::new();
     if let ReturnType::Type(_, ty) = &sig.output {
         floats_in(ty, &mut floats);
