@@ -240,7 +240,9 @@ pub mod __private {
     pub use autodiff_runtime::missing;
     pub use autodiff_runtime::outputs;
     pub use autodiff_runtime::parallel;
-    pub use autodiff_runtime::{loops, rules, Differentiable, F64Ext, Flat, Lanes, PartialOf};
+    pub use autodiff_runtime::{
+        loops, rules, Differentiable, F64Ext, Flat, Lanes, OneHot, PartialOf, SparseTangent,
+    };
     #[cfg(feature = "alloc")]
     pub use {alloc::vec, autodiff_runtime::Matrix, autodiff_runtime::Workspace};
 }

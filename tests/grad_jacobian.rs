@@ -4,6 +4,7 @@
 //! against each other: the Jacobian's forward sweeps (columns from `_jvp`) against its
 //! reverse sweeps (rows from `_vjp`), `_jvp` against `J·v`, and `_vjp` against `uᵀ·J`.
 #![allow(clippy::needless_range_loop)] // the loops are written the way users write them
+#![allow(clippy::eq_op)] // `x - x` on purpose, a sparse tangent minus itself
 
 use autodiff::prelude::*;
 
@@ -675,4 +676,136 @@ fn const_generic_lengths_give_blocks_of_those_lengths() {
         &rows,
         &[x[0], x[1], x[2], s]
     );
+}
+
+// ----- vector forward mode's sparse tangents: each pattern against the reverse sweeps ---
+
+/// Every way a tangent of the basis (`OneHot`) or of two of its numbers (`TwoHot`) meets
+/// another: scaled, negated, added to and subtracted from its own kind and from dense
+/// tangents, through an operation whose partial is infinite (`sqrt` at 0), stored in a
+/// variable, a tuple and an array; a matrix read number by number, a number, and an
+/// array that is assigned to (which keeps its seed).
+#[grad(jacobian)]
+fn sparse_patterns(m: [[f64; 3]; 2], a: f64, mut w: [f64; 2]) -> [f64; 9] {
+    w[1] += w[0] * a;
+    let whole = w;
+    let d = m[0][1] - m[1][2];
+    let two = m[0][0] * m[1][1] + a;
+    let three = m[0][0] + m[0][1] * 2.0 - m[1][0];
+    let (p, q) = (-m[1][1] * a, m[0][2] - two);
+    let mut acc = 0.0;
+    for k in 0..3 {
+        acc += m[1][k] * whole[k % 2];
+    }
+    [
+        d * d,
+        two - (m[0][2] + m[1][0]),
+        three,
+        p + q,
+        (m[0][0] * m[0][0] + 1.0).sqrt() + m[1][1].sqrt(),
+        acc - m[0][1],
+        -(two - d),
+        (m[1][0] - m[1][0]) * whole[1], // a `OneHot` minus itself: zero
+        m[0][2] * a * w[0],
+    ]
+}
+
+/// `sparse_patterns`'s Jacobian by its reverse sweeps, one per output.
+fn sparse_patterns_rows(m: [[f64; 3]; 2], a: f64, w: [f64; 2]) -> Vec<Vec<f64>> {
+    (0..9)
+        .map(|row| {
+            let mut seed = [0.0; 9];
+            seed[row] = 1.0;
+            let (mut d_m, mut d_a, mut d_w) = ([[0.0; 3]; 2], 0.0, [0.0; 2]);
+            let _ = sparse_patterns_vjp(m, a, w, seed, &mut d_m, &mut d_a, &mut d_w);
+            let mut out = d_m.concat();
+            out.push(d_a);
+            out.extend(d_w);
+            out
+        })
+        .collect()
+}
+
+#[test]
+fn sparse_tangents_agree_with_the_reverse_sweeps() {
+    let (a, w) = (1.9, [0.8, -2.4]);
+    // 9 inputs, 9 outputs: one pass of vector forward mode.
+    let m = [[0.7, -1.3, 0.4], [2.1, 0.5, -0.6]];
+    let (value, j_m, j_a, j_w) = sparse_patterns_jacobian(m, a, w);
+    assert_eq!(value, sparse_patterns(m, a, w));
+    let rows: Vec<Vec<f64>> = (0..9)
+        .map(|i| {
+            let mut row = j_m[i].to_vec();
+            row.push(j_a[i]);
+            row.extend(j_w[i]);
+            row
+        })
+        .collect();
+    let reverse = sparse_patterns_rows(m, a, w);
+    for (forward, reverse) in rows.iter().zip(&reverse) {
+        for (&f, &r) in forward.iter().zip(reverse) {
+            assert_close(f, r, 1e-15, "forward against reverse");
+        }
+    }
+    let point = [
+        m[0][0], m[0][1], m[0][2], m[1][0], m[1][1], m[1][2], a, w[0], w[1],
+    ];
+    assert_jacobian!(
+        |p: &[f64]| sparse_patterns([[p[0], p[1], p[2]], [p[3], p[4], p[5]]], p[6], [p[7], p[8]]),
+        &rows,
+        &point
+    );
+
+    // At `m₁₁ = 0`, `√m₁₁` has an infinite partial. Its lane is infinite; the other
+    // lanes hold structural zeros, which never meet it, so every other entry is finite
+    // (the reverse sweeps give `0·∞ = NaN` where another row meets it).
+    let m = [[0.7, -1.3, 0.4], [2.1, 0.0, -0.6]];
+    let (_, j_m, _, _) = sparse_patterns_jacobian(m, a, w);
+    let reverse = sparse_patterns_rows(m, a, w);
+    for row in 0..9 {
+        for column in 0..6 {
+            let forward = j_m[row][column];
+            if (row, column) == (4, 4) {
+                assert_eq!(forward, f64::INFINITY);
+            } else {
+                assert!(forward.is_finite(), "J[{row}][{column}] = {forward}");
+                if reverse[row][column].is_finite() {
+                    assert_close(forward, reverse[row][column], 1e-15, "at the kink");
+                }
+            }
+        }
+    }
+}
+
+/// A tuple output and a `Vec` output, their tangents stored from sparse ones.
+#[grad(jacobian)]
+fn sparse_outputs(x: [f64; 3]) -> (f64, f64) {
+    (x[0] * 3.0, x[1] - x[2])
+}
+
+#[grad(jacobian)]
+fn sparse_pushes(x: [f64; 3]) -> Vec<f64> {
+    let mut out = Vec::new();
+    for k in 0..3 {
+        out.push(x[k] * x[(k + 1) % 3]);
+    }
+    out.push(-x[2]);
+    out
+}
+
+#[test]
+fn sparse_tangents_reach_tuple_and_vector_outputs() {
+    let x = [0.5, -1.5, 2.5];
+    let (value, j) = sparse_outputs_jacobian(x);
+    assert_eq!(value, sparse_outputs(x));
+    assert_eq!(j, [[3.0, 0.0, 0.0], [0.0, 1.0, -1.0]]);
+    let (value, j) = sparse_pushes_jacobian(x);
+    assert_eq!(value, sparse_pushes(x));
+    let expected = [
+        [x[1], x[0], 0.0],
+        [0.0, x[2], x[1]],
+        [x[2], 0.0, x[0]],
+        [0.0, 0.0, -1.0],
+    ];
+    assert_eq!(j, expected);
 }

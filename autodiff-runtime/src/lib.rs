@@ -65,7 +65,7 @@ pub use differentiable::Differentiable;
 pub use differentiable::PartialOf;
 pub use error::DomainError;
 pub use ext::F64Ext;
-pub use lanes::Lanes;
+pub use lanes::{Lanes, OneHot, SparseTangent, TwoHot};
 #[cfg(feature = "alloc")]
 pub use matrix::Matrix;
 pub use real::Real;

@@ -582,7 +582,8 @@ pub fn jacobian_fn(function: &Function, activity: &Activity) -> syn::Result<Toke
         lanes_count(function).filter(|_| super::jvp::lanes_apply(function, activity))
     {
         let lanes = quote!({ #k });
-        lanes_fn = super::jvp::lanes_fn(function, activity, &lanes);
+        let basis = super::jvp::lanes_basis(function);
+        lanes_fn = super::jvp::lanes_fn(function, activity, &lanes, &basis);
         let name = sibling(
             function,
             &super::jvp::lanes_ident(&function.original.sig.ident),
@@ -609,13 +610,16 @@ pub fn jacobian_fn(function: &Function, activity: &Activity) -> syn::Result<Toke
                 let view = flat_mut(&t.to_token_stream(), dims.len() - 1);
                 quote!(#view[#column] = #unit;)
             };
-            seeds.extend(quote! {
-                let mut #t: #lanes_ty = #zero;
-                for #column in 0..#col {
-                    #set
-                }
-            });
-            seed_args.push(t.to_token_stream());
+            // A parameter read number by number is seeded inside, its tangents units.
+            if !basis[k] {
+                seeds.extend(quote! {
+                    let mut #t: #lanes_ty = #zero;
+                    for #column in 0..#col {
+                        #set
+                    }
+                });
+                seed_args.push(t.to_token_stream());
+            }
             let block = block_flat(k);
             copies.extend(quote! {
                 {

@@ -189,6 +189,7 @@ pub fn jvp_fn_named(function: &Function, activity: &Activity, name: &Ident) -> T
         activity,
         result: None,
         lanes: None,
+        basis: Vec::new(),
     };
     let locals = tangent.undifferentiated_params();
     let body = tangent.block(&function.body);
@@ -247,17 +248,62 @@ pub fn lanes_apply(function: &Function, activity: &Activity) -> bool {
         })
 }
 
+/// Which differentiated parameters (in `wrt` order) `_jacobian`'s vector forward mode
+/// seeds without a seed: those never assigned and read number by number only
+/// (`x[i][j]`, not `x` or `x[i]` whole), whose numbers' tangents are then the basis
+/// vectors `OneHot::unit(lane)` (the lane is the number's position among the
+/// differentiated numbers). Their sparsity follows the expressions in their types
+/// (`autodiff_runtime::OneHot`), so `w * x[j]` costs one multiplication, not one per
+/// lane.
+pub fn lanes_basis(function: &Function) -> Vec<bool> {
+    function
+        .wrt
+        .iter()
+        .map(|&i| {
+            let var = function.params[i].var;
+            let v = &function.vars[var];
+            !v.mutable
+                && function.nodes.iter().all(|node| match &node.kind {
+                    NodeKind::Read(place) => {
+                        place.var != var || place.indices.len() == v.dims.len()
+                    }
+                    NodeKind::Pullback { args, .. } => args.iter().all(|arg| match arg {
+                        CallArg::Whole { place, .. } => place.var != var,
+                        CallArg::Value(_) => true,
+                    }),
+                    _ => true,
+                })
+        })
+        .collect()
+}
+
 /// Vector forward mode, hidden: `__<name>_lanes(p…, t_p…) -> (value, tangent)` with each
 /// tangent a `Lanes<K>` (arrays of them for arrays, passed by value), the derivatives
 /// along `K` directions in one pass. `_jacobian` seeds the directions with the basis of
 /// the differentiated numbers, so the output's tangents are the Jacobian's rows. Call
 /// only where [`lanes_apply`] holds.
-pub fn lanes_fn(function: &Function, activity: &Activity, k: &TokenStream) -> TokenStream {
+pub fn lanes_fn(
+    function: &Function,
+    activity: &Activity,
+    k: &TokenStream,
+    basis: &[bool],
+) -> TokenStream {
+    let mut offset = quote!(0);
+    let mut units = Vec::new();
+    for (&i, &unit) in function.wrt.iter().zip(basis) {
+        let var = function.params[i].var;
+        if unit {
+            units.push((var, offset.clone()));
+        }
+        let dims = &function.vars[var].dims;
+        offset = quote!(#offset + (1 #(* (#dims))*));
+    }
     let mut tangent = Tangent {
         function,
         activity,
         result: None,
         lanes: Some(k.clone()),
+        basis: units,
     };
     let original = &function.original;
     let name = lanes_ident(&original.sig.ident);
@@ -266,7 +312,9 @@ pub fn lanes_fn(function: &Function, activity: &Activity, k: &TokenStream) -> To
     let tangents: Vec<TokenStream> = function
         .wrt
         .iter()
-        .map(|&i| {
+        .zip(basis)
+        .filter(|(_, &unit)| !unit)
+        .map(|(&i, _)| {
             let param = &function.params[i];
             let ident = tangent_param(function, i);
             let ty = tangent.t_type(&function.vars[param.var].dims);
@@ -325,6 +373,10 @@ struct Tangent<'a> {
     /// Vector mode: each tangent is `Lanes<K>`, the derivatives along `K` directions at
     /// once (the Jacobian's forward sweeps in one pass; see `lanes_fn`).
     lanes: Option<TokenStream>,
+    /// In vector mode, the differentiated parameters whose tangents are the basis, by
+    /// variable, with the lane of their first number: their numbers' tangents are
+    /// `OneHot` units, not read from a seed (see [`lanes_basis`]).
+    basis: Vec<(VarId, TokenStream)>,
 }
 
 impl Tangent<'_> {
@@ -347,6 +399,15 @@ impl Tangent<'_> {
         match &self.lanes {
             Some(k) => super::filled(dims, quote!(::autodiff::__private::Lanes::<#k>::ZERO)),
             None => zeros(self.real(), dims),
+        }
+    }
+
+    /// A number's tangent as a variable holds it: in vector mode, dense (a tangent of
+    /// the basis or of what scales it is `OneHot` or `TwoHot` until it is stored).
+    fn stored(&self, t: TokenStream) -> TokenStream {
+        match &self.lanes {
+            Some(_) => quote!(::autodiff::__private::SparseTangent::dense(#t)),
+            None => t,
         }
     }
 
@@ -444,6 +505,20 @@ impl Tangent<'_> {
         self.function.indexed(place.var, base, indices)
     }
 
+    /// The tangent of a number of a basis parameter (see [`lanes_basis`]):
+    /// `OneHot::unit(offset + i·n + j)` for `x[i][j]` of `x: [[f64; n]; m]`.
+    fn unit(&self, var: VarId, offset: &TokenStream, place: &Place) -> TokenStream {
+        let dims = &self.function.vars[var].dims;
+        let mut flat = quote!(0);
+        for (k, &index) in place.indices.iter().enumerate() {
+            let index = self.primal(index);
+            let inner = &dims[k + 1..];
+            flat = quote!(#flat + #index #(* (#inner))*);
+        }
+        let k = &self.lanes;
+        quote!(::autodiff::__private::OneHot::<#k>::unit(#offset + #flat))
+    }
+
     /// The zero tangent of what a place holds (a number, an array, a run-time row).
     fn zero_of(&self, place: &Place) -> TokenStream {
         let var = &self.function.vars[place.var];
@@ -484,7 +559,10 @@ impl Tangent<'_> {
                 };
                 let primal = self.primal(*value);
                 let declare_tangent = active.then(|| {
-                    let initial = self.initial_tangent(*var, *value);
+                    let mut initial = self.initial_tangent(*var, *value);
+                    if v.dims.is_empty() && !v.slice {
+                        initial = self.stored(initial);
+                    }
                     quote!(let mut #tangent = #initial;)
                 });
                 quote!(#nodes let mut #slot = #primal; #declare_tangent)
@@ -499,6 +577,13 @@ impl Tangent<'_> {
                     } else {
                         self.zero_of(place)
                     };
+                    let var = &function.vars[place.var];
+                    let number = place.indices.len() == var.dims.len() + usize::from(var.slice);
+                    let tangent = if number {
+                        self.stored(tangent)
+                    } else {
+                        tangent
+                    };
                     quote!(#target = #tangent;)
                 });
                 quote!(#nodes #target = #primal; #write_tangent)
@@ -508,7 +593,7 @@ impl Tangent<'_> {
                 let primal = self.primal(*value);
                 let push_tangent = self.activity.var(place.var).then(|| {
                     let vector = self.var_tangent(place.var);
-                    let tangent = self.tangent(*value);
+                    let tangent = self.stored(self.tangent(*value));
                     quote!(#vector.push(#tangent);)
                 });
                 quote!(#nodes #vector.push(#primal); #push_tangent)
@@ -522,7 +607,8 @@ impl Tangent<'_> {
                     let part_tangent = self.activity.var(var).then(|| {
                         let var_tangent = self.var_tangent(var);
                         if self.active(*value) {
-                            quote!(let mut #var_tangent = #tangent.#index;)
+                            let part = self.stored(quote!(#tangent.#index));
+                            quote!(let mut #var_tangent = #part;)
                         } else {
                             let zero = self.t_zero(&[]);
                             quote!(let mut #var_tangent = #zero;)
@@ -540,7 +626,12 @@ impl Tangent<'_> {
             Stmt::Return { value, .. } => {
                 let primal = self.primal(*value);
                 let tangent = if self.active(*value) {
-                    self.tangent(*value)
+                    let tangent = self.tangent(*value);
+                    if function.output.is_none() && function.outputs == 1 {
+                        self.stored(tangent)
+                    } else {
+                        tangent
+                    }
                 } else if let Some(output) = &function.output {
                     // An array or vector that depends on no differentiated parameter.
                     let var = &function.vars[output.var];
@@ -648,7 +739,10 @@ impl Tangent<'_> {
             NodeKind::Read(place) => {
                 let value = self.place(place, self.var(place.var));
                 let read_tangent = active.then(|| {
-                    let value = self.place(place, self.var_tangent(place.var));
+                    let value = match self.basis.iter().find(|(var, _)| *var == place.var) {
+                        Some((var, offset)) => self.unit(*var, offset, place),
+                        None => self.place(place, self.var_tangent(place.var)),
+                    };
                     quote!(let #tangent = #value;)
                 });
                 quote!(let #binding = #value; #read_tangent)
@@ -717,7 +811,7 @@ impl Tangent<'_> {
             NodeKind::Tuple(parts) => {
                 let primals = parts.iter().map(|&p| self.primal(p));
                 let tuple_tangent = active.then(|| {
-                    let tangents = parts.iter().map(|&p| self.tangent(p));
+                    let tangents = parts.iter().map(|&p| self.stored(self.tangent(p)));
                     quote!(let #tangent = (#(#tangents),*);)
                 });
                 quote!(let #binding = (#(#primals),*); #tuple_tangent)
