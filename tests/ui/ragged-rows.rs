@@ -14,6 +14,12 @@ fn ragged(w: f64, rows: &[Vec<f64>]) -> f64 {
             total += rows[i][j] * w;
         }
     }
+    for i in 0..rows.len() {
+        let r = &rows[i];
+        for j in 0..r.len() {
+            total += r[j] * w;
+        }
+    }
     let s: f64 = rows.iter().map(|r| r[0] * w).sum();
     total + s + rows[0][1]
 }

@@ -308,6 +308,8 @@ impl Lowering {
                 Expr::Paren(paren) => &paren.expr,
                 Expr::Group(group) => &group.expr,
                 Expr::Unary(unary) => &unary.expr,
+                Expr::Reference(reference) => &reference.expr,
+                Expr::MethodCall(call) => &call.receiver,
                 _ => break,
             };
         }
@@ -564,6 +566,14 @@ impl Lowering {
         // `let sq = |t: f64| t * t;`: a closure, inlined where it is called.
         if let (Expr::Closure(closure), Some(ident)) = (strip_expr(&init.expr), ident.as_ref()) {
             self.named_closure(ident, closure);
+            return;
+        }
+
+        // `let row = &rows[i];` of a parameter whose type was rejected: reported there,
+        // and the local's uses are silent too.
+        if self.rejected_root(&init.expr) {
+            let var = self.declare_named(ident.as_ref(), VarKind::Real, Vec::new(), Num::Real);
+            self.silent.push(var);
             return;
         }
 
