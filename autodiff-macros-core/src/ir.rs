@@ -142,6 +142,10 @@ pub struct Var {
     pub dims: Vec<TokenStream>,
     /// A slice or `Vec` of run-time length: one more index, outermost, before `dims`.
     pub slice: bool,
+    /// A slice of rows of run-time length each (`&[Vec<f64>]`, `&[&[f64]]`), data that is
+    /// only read: `slice`, with `dims` one placeholder ([`ROW_LENGTH`]) that no generated
+    /// code may use; a row's length is `Len` of its place.
+    pub rows: bool,
     /// For an integer: whether the reverse sweep can compute its value again (it is never
     /// changed after its `let`, and that `let` reads only such values).
     pub stable: bool,
@@ -153,6 +157,10 @@ pub struct Var {
     pub mutable: bool,
 }
 
+/// The dimension of a row of run-time length in `Var::dims`: a name that nothing
+/// defines, so that code using it as a constant length does not compile.
+pub const ROW_LENGTH: &str = "__autodiff_row_of_run_time_length";
+
 /// What a variable holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum VarKind {
@@ -163,6 +171,10 @@ pub enum VarKind {
     Int,
     /// A boolean: a parameter or a local used in conditions.
     Bool,
+    /// Numbers that are only read, never differentiated, and that the generated functions
+    /// take as they are, with no buffer or tangent: rows of run-time length
+    /// (`&[Vec<f64>]`, see `Var::rows`).
+    Data,
     /// A parameter of a type #[grad] does not look into (an enum, a `&str`): a constant,
     /// read only in expressions evaluated as written (`lower::opaque`).
     Opaque,
@@ -311,7 +323,7 @@ pub fn mentions(nodes: &[Node], block: &[Stmt], named: &mut Vec<VarId>) {
     named.extend(declared);
     each_node(block, &mut |id| match &nodes[id].kind {
         NodeKind::Read(place) => named.push(place.var),
-        NodeKind::Len(var) => named.push(*var),
+        NodeKind::Len(place) => named.push(place.var),
         // An array, slice or struct passed whole to a pullback is read too.
         NodeKind::Pullback { args, .. } => {
             named.extend(args.iter().filter_map(|arg| match arg {
@@ -459,8 +471,9 @@ pub enum NodeKind {
         /// The length (an integer node).
         len: NodeId,
     },
-    /// `xs.len()` of a slice variable.
-    Len(VarId),
+    /// `xs.len()` of a slice variable, or `rows[i].len()` of one of its rows of run-time
+    /// length (a parameter `&[Vec<f64>]`), the place's indices naming the row.
+    Len(Place),
     /// The `index`-th local partial of an operation at `args`, as its rule computes it,
     /// held constant: a partial that is piecewise constant (`abs`, `max`, `clamp`, the
     /// roundings), whose own derivative is zero. Made by the tangent transformation
@@ -619,7 +632,7 @@ pub fn recomputable(nodes: &[Node], vars: &[Var], node: NodeId) -> bool {
             let var = &vars[place.var];
             var.kind == VarKind::Int && var.stable && place.indices.iter().all(again)
         }
-        NodeKind::Len(var) => vars[*var].is_param,
+        NodeKind::Len(place) => vars[place.var].is_param && place.indices.iter().all(again),
         NodeKind::ConstElement { indices, .. } => indices.iter().all(again),
         NodeKind::Op { args, .. } => args.iter().all(again),
         // The reverse sweep computes again integers and constants of unknown type only: a

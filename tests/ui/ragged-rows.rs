@@ -1,30 +1,51 @@
 use autodiff::prelude::*;
 
-// Rows of run-time length: one error, under the type, whatever the body does with them.
-#[grad]
-fn ragged(w: f64, rows: &[Vec<f64>]) -> f64 {
+// Rows of run-time length (`&[Vec<f64>]`) are data: read, never differentiated. What is
+// not supported with them is one error each, under the offending tokens.
+
+// Named in `wrt(..)`: they have no gradient.
+#[grad(wrt(w, rows))]
+fn named(w: f64, rows: &[Vec<f64>]) -> f64 {
     let mut total = 0.0;
     for row in rows {
         for &x in row {
             total += w * x;
         }
     }
-    for i in 0..rows.len() {
-        for j in 0..rows[i].len() {
-            total += rows[i][j] * w;
-        }
+    total
+}
+
+// Taken by value: only a slice by reference.
+#[grad]
+fn owned(w: f64, rows: Vec<Vec<f64>>) -> f64 {
+    w * rows[0][0]
+}
+
+// Rows of the other float type.
+#[grad]
+fn other_float(w: f64, rows: &[Vec<f32>]) -> f64 {
+    w * rows.len() as f64
+}
+
+#[grad(hvp)]
+fn dot(w: &[f64], x: &[f64]) -> f64 {
+    w.iter().zip(x).map(|(a, b)| a * b).sum()
+}
+
+// Second order through a call that passes a row whole.
+#[grad(hvp)]
+fn through_call(w: &[f64], rows: &[Vec<f64>]) -> f64 {
+    let mut total = 0.0;
+    for row in rows {
+        total += dot(w, row).tanh();
     }
-    for i in 0..rows.len() {
-        let r = &rows[i];
-        for j in 0..r.len() {
-            total += r[j] * w;
-        }
-    }
-    let s: f64 = rows.iter().map(|r| r[0] * w).sum();
-    total + s + rows[0][1]
+    total
 }
 
 fn main() {
-    // Callers see no second error: the placeholder `_grad` has the signature.
-    let _ = ragged_grad(1.0, &[vec![1.0, 2.0]]);
+    // Callers see no second error: the placeholders have the signatures.
+    let rows = vec![vec![1.0, 2.0]];
+    let _ = named_grad(1.0, &rows);
+    let _ = owned_grad(1.0, rows.clone());
+    let _ = through_call_grad(&[1.0], &rows);
 }

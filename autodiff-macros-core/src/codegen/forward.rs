@@ -556,9 +556,10 @@ impl Generator<'_> {
                 let real = function.real;
                 quote!(let #binding = ::autodiff::__private::vec::Vec::<#real>::with_capacity(#len);)
             }
-            NodeKind::Len(var) => {
-                let var = self.var_slot(*var);
-                quote!(let #binding = #var.len();)
+            NodeKind::Len(place) => {
+                let var = self.var_slot(place.var);
+                let indices = place.indices.iter().map(|&i| self.slot_of(i));
+                quote!(let #binding = #var #([#indices])*.len();)
             }
             NodeKind::Intrinsic {
                 function,

@@ -147,7 +147,7 @@ fn uses(function: &Function, block: &[Stmt], acc: VarId, reads: &mut usize, writ
 fn reads_var(function: &Function, node: NodeId, var: VarId) -> bool {
     match &function.nodes[node].kind {
         NodeKind::Read(place) => place.var == var,
-        NodeKind::Len(read) => *read == var,
+        NodeKind::Len(read) => read.var == var,
         NodeKind::Pullback { args, .. } => args.iter().any(|arg| match arg {
             crate::ir::CallArg::Whole { place, .. } => place.var == var,
             crate::ir::CallArg::Value(_) => false,

@@ -161,9 +161,10 @@ impl Generator<'_> {
                         out.extend(quote!(let #binding: #ty = #arg;));
                         continue;
                     }
-                    NodeKind::Len(var) => {
-                        let var = self.var_slot(*var);
-                        quote!(#var.len())
+                    NodeKind::Len(place) => {
+                        let var = self.var_slot(place.var);
+                        let indices = place.indices.iter().map(|&i| self.slot_of(i));
+                        quote!(#var #([#indices])*.len())
                     }
                     NodeKind::Intrinsic {
                         function,
@@ -798,12 +799,16 @@ impl Generator<'_> {
         let var = &function.vars[place.var];
         let is_struct = function.struct_param(place.var).is_some()
             || function.field(place.var).is_some_and(|f| f.strukt);
-        if var.kind != VarKind::Real && !is_struct {
+        if !matches!(var.kind, VarKind::Real | VarKind::Data) && !is_struct {
             return None;
         }
         let value = self.place(place, self.var_slot(place.var));
-        let whole_slice = var.slice && place.indices.is_empty();
-        let scratch = if is_struct {
+        let whole_slice = var.slice && place.indices.is_empty() || var.kind == VarKind::Data;
+        let scratch = if var.kind == VarKind::Data {
+            // A row of run-time length (data): scratch of its length.
+            let zero = self.function.real.literal("0.0");
+            quote!(::autodiff::__private::vec![#zero; #value.len()])
+        } else if is_struct {
             quote!({
                 use ::autodiff::__private::Differentiable as _;
                 (#value).zero_like()

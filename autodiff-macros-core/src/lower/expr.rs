@@ -129,10 +129,11 @@ impl Lowering {
                         if let Some(var) = self.sequence_var(&call.receiver) {
                             return self.len_of(var, call.method.span());
                         }
-                        // `w[i].len()` of a row: its constant length.
+                        // `w[i].len()` of a row: its constant length, or a row's of run-time
+                        // length.
                         if let Expr::Index(index) = control::strip(&call.receiver) {
-                            if let Some(len) = self.row_len(index) {
-                                return self.constant_len(len, call.method.span());
+                            if let Some(len) = self.row_length(index, call.method.span()) {
+                                return len;
                             }
                         }
                     }
@@ -635,7 +636,21 @@ impl Lowering {
                 ),
             );
         }
-        let args = exprs.iter().map(|expr| self.expr(expr)).collect();
+        let args: Vec<NodeId> = exprs.iter().map(|expr| self.expr(expr)).collect();
+        let nums = || args.iter().map(|&a| self.nodes[a].num);
+        if matches!(op.name, "min" | "max")
+            && nums().any(|num| num == Num::Int)
+            && nums().all(|num| num != Num::Real)
+        {
+            // `n.min(k)` of integers (`rows[i].len().min(3)`): integer arithmetic.
+            let function = Ident::new(op.name, Span::call_site());
+            let kind = NodeKind::Intrinsic {
+                function: quote!(::core::cmp::#function),
+                args,
+                field: TokenStream::new(),
+            };
+            return self.push(kind, Num::Int, span);
+        }
         self.op(op, args, exprs, span)
     }
 

@@ -52,9 +52,11 @@ pub(super) enum Plan<'a> {
     Index(Pos),
     /// `(a, b)` (`zip`, `enumerate`).
     Tuple(Vec<Plan<'a>>),
-    /// `xs[p..p + size]` (`windows`), or `xs[p * size..]` up to `size` long (`chunks`).
+    /// `xs[prefix…][p..p + size]` (`windows`), or `xs[prefix…][p * size..]` up to `size`
+    /// long (`chunks`), the prefix when the sequence is a row bound to a name.
     Window {
         var: VarId,
+        prefix: Vec<VarId>,
         start: Pos,
         len: Option<VarId>,
         size: VarId,
@@ -178,7 +180,7 @@ impl Lowering {
             if let Some(ident) = path.path.get_ident() {
                 if let Some(var) = self.scopes.lookup(ident) {
                     let v = &self.vars[var];
-                    let numbers = matches!(v.kind, VarKind::Real | VarKind::Int);
+                    let numbers = matches!(v.kind, VarKind::Real | VarKind::Int | VarKind::Data);
                     if numbers && (v.slice || !v.dims.is_empty()) {
                         return Some(var);
                     }
@@ -250,15 +252,72 @@ impl Lowering {
         let var = self.scopes.lookup(path.path.get_ident()?)?;
         let v = &self.vars[var];
         let rank = v.dims.len() + usize::from(v.slice);
-        let numbers = matches!(v.kind, VarKind::Real | VarKind::Int);
+        let numbers = matches!(v.kind, VarKind::Real | VarKind::Int | VarKind::Data);
         (numbers && rank >= 2 && !self.aliases.contains_key(&var) && !self.structs.contains(&var))
             .then_some(var)
     }
 
-    /// The length of the row `w[i]`, a constant expression, if `w[i]` is one.
-    pub(super) fn row_len(&self, index: &syn::ExprIndex) -> Option<TokenStream> {
+    /// The length of the row `w[i]`, a constant expression, if `w[i]` is one of a constant
+    /// length.
+    fn row_len(&self, index: &syn::ExprIndex) -> Option<TokenStream> {
         let v = &self.vars[self.row_of(index)?];
-        Some(v.dims[usize::from(!v.slice)].clone())
+        (!v.rows).then(|| v.dims[usize::from(!v.slice)].clone())
+    }
+
+    /// The length of the row `w[i]` as an integer node, if `w[i]` is a row: its constant
+    /// length, or `rows[i].len()` of a row of run-time length.
+    pub(super) fn row_length(&mut self, index: &syn::ExprIndex, span: Span) -> Option<NodeId> {
+        let var = self.row_of(index)?;
+        if self.vars[var].rows {
+            let row = self.expr(&index.index);
+            return Some(self.row_len_of(var, row, span));
+        }
+        let len = self.row_len(index)?;
+        Some(self.constant_len(len, span))
+    }
+
+    /// `rows[row].len()`, the length of a row of run-time length.
+    pub(super) fn row_len_of(&mut self, var: VarId, row: NodeId, span: Span) -> NodeId {
+        let place = Place {
+            var,
+            indices: vec![row],
+        };
+        self.push(NodeKind::Len(place), Num::Int, span)
+    }
+
+    /// `let r = &rows[i];` (or `rows[i]`, of `&[&[f64]]`) of a row of run-time length:
+    /// binds `r` to the row, a slice whose length is read once. Whether `expr` is one.
+    pub(super) fn row_local(&mut self, ident: Option<&Ident>, expr: &Expr) -> bool {
+        let expr = match strip(expr) {
+            Expr::Reference(reference) if reference.mutability.is_none() => strip(&reference.expr),
+            expr => expr,
+        };
+        let Expr::Index(index) = expr else {
+            return false;
+        };
+        let Some(var) = self.row_of(index).filter(|&var| self.vars[var].rows) else {
+            return false;
+        };
+        let span = index.bracket_token.span.join();
+        let row = self.let_int(span, |this| this.expr(&index.index));
+        let len = self.let_int(span, |this| {
+            let row = this.read_var(row, span);
+            this.row_len_of(var, row, span)
+        });
+        let placeholder = self.declare_hidden(VarKind::Real, Num::Real);
+        self.vars[placeholder].slice = true;
+        let alias = Alias {
+            var,
+            prefix: vec![row],
+            offset: None,
+            len: Some(len),
+            refs: 1,
+        };
+        self.aliases.insert(placeholder, alias);
+        if let Some(ident) = ident {
+            self.scopes.bind(ident, placeholder);
+        }
+        true
     }
 
     /// `w[i]` as an iterable (`for x in w[i].iter()`): the items of the row.
@@ -268,16 +327,22 @@ impl Lowering {
         span: Span,
     ) -> Option<(VarId, Option<TokenStream>, Plan<'a>, Vec<Stage<'a>>)> {
         let var = self.row_of(index)?;
-        let len = self.row_len(index)?;
+        let len = self.row_len(index);
         let row = self.let_int(span, |this| this.expr(&index.index));
-        let count = self.let_int(span, |this| this.constant_len(len.clone(), span));
+        let count = self.let_int(span, |this| match &len {
+            Some(len) => this.constant_len(len.clone(), span),
+            None => {
+                let row = this.read_var(row, span);
+                this.row_len_of(var, row, span)
+            }
+        });
         let plan = Plan::Element {
             var,
             prefix: vec![row],
             pos: Pos::Counter,
             refs: 0,
         };
-        Some((count, Some(len), plan, Vec::new()))
+        Some((count, len, plan, Vec::new()))
     }
 
     /// `xs[a..b]`, `xs[a..]`, `xs[..b]` (also `..=`) as an iterable: the items of the range.
@@ -290,8 +355,8 @@ impl Lowering {
         // Of a variable, or of a row of one (`w[i][1..3]`).
         let (plan, length) = match strip(&index.expr) {
             Expr::Index(row) if self.row_of(row).is_some() => {
-                let (_, len, plan, _) = self.row(row, span)?;
-                (plan, Ok(len?))
+                let (count, _, plan, _) = self.row(row, span)?;
+                (plan, Ok(count))
             }
             expr => {
                 let var = self.sequence(expr)?;
@@ -305,7 +370,7 @@ impl Lowering {
         let inclusive = matches!(range.limits, syn::RangeLimits::Closed(_));
         let end = self.let_int(span, |this| match (&range.end, length) {
             (Some(end), _) => this.expr(end),
-            (None, Ok(len)) => this.constant_len(len, span),
+            (None, Ok(count)) => this.read_var(count, span),
             (None, Err(var)) => this.len_of(var, span),
         });
         let count = self.range_count(start, end, inclusive, span);
@@ -363,6 +428,22 @@ impl Lowering {
                     _ => "count_chunks_exact",
                 };
                 let count = self.int_call(count_name, len, size, span);
+                // A row that a loop bound to a name (`for r in rows { r.windows(2) }`):
+                // windows of the row it names.
+                let (var, prefix) = match self.aliases.get(&var) {
+                    None => (var, Vec::new()),
+                    Some(alias) if alias.offset.is_none() => (alias.var, alias.prefix.clone()),
+                    Some(_) => {
+                        self.error(
+                            &call.receiver,
+                            format!(
+                                "#[grad] does not take `.{name}(..)` of a window or chunk; \
+                                 index the sequence it came from"
+                            ),
+                        );
+                        return None;
+                    }
+                };
                 let (start, len) = if name == "windows" {
                     (Pos::Counter, None)
                 } else {
@@ -374,6 +455,7 @@ impl Lowering {
                 };
                 let plan = Plan::Window {
                     var,
+                    prefix,
                     start,
                     len,
                     size,
@@ -547,7 +629,11 @@ impl Lowering {
         }
         let v = &self.vars[var];
         if v.slice && !self.aliases.contains_key(&var) {
-            self.push(NodeKind::Len(var), Num::Int, span)
+            let whole = Place {
+                var,
+                indices: Vec::new(),
+            };
+            self.push(NodeKind::Len(whole), Num::Int, span)
         } else {
             let dim = v.dims.first().cloned().unwrap_or_else(|| quote!(0));
             self.constant_len(dim, span)
@@ -695,6 +781,7 @@ impl Lowering {
             }
             Plan::Window {
                 var,
+                prefix,
                 start,
                 len,
                 size,
@@ -714,7 +801,7 @@ impl Lowering {
                 };
                 Item::Alias(Alias {
                     var: *var,
-                    prefix: Vec::new(),
+                    prefix: prefix.clone(),
                     offset: Some(offset),
                     len: Some(len),
                     refs: 1,
@@ -830,8 +917,20 @@ impl Lowering {
                         let fixed = alias.prefix.len() + usize::from(alias.offset.is_some());
                         let used = fixed.saturating_sub(usize::from(v.slice));
                         let dims = v.dims[used.min(v.dims.len())..].to_vec();
-                        self.vars[placeholder].dims = dims;
-                        self.vars[placeholder].slice = alias.offset.is_some();
+                        let mut alias = alias;
+                        if v.rows && alias.offset.is_none() && alias.prefix.len() == 1 {
+                            // A row of run-time length: a slice, its length read once.
+                            let span = ident.ident.span();
+                            let row = alias.prefix[0];
+                            alias.len = Some(self.let_int(span, |this| {
+                                let row = this.read_var(row, span);
+                                this.row_len_of(alias.var, row, span)
+                            }));
+                            self.vars[placeholder].slice = true;
+                        } else {
+                            self.vars[placeholder].dims = dims;
+                            self.vars[placeholder].slice = alias.offset.is_some();
+                        }
                         self.aliases.insert(placeholder, alias);
                         self.scopes.bind(&ident.ident, placeholder);
                     }
@@ -1023,11 +1122,13 @@ fn substitute<'a>(plan: Plan<'a>, f: &dyn Fn(Pos) -> Pos) -> Plan<'a> {
         Plan::Tuple(plans) => Plan::Tuple(plans.into_iter().map(|p| substitute(p, f)).collect()),
         Plan::Window {
             var,
+            prefix,
             start,
             len,
             size,
         } => Plan::Window {
             var,
+            prefix,
             start: replace_counter(start, f),
             len,
             size,

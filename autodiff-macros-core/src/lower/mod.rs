@@ -385,6 +385,7 @@ impl Lowering {
             reassigned: false,
             mutable: false,
             slice: false,
+            rows: false,
             stable: true,
         });
         self.var_nums.push(num);

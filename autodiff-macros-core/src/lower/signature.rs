@@ -208,6 +208,7 @@ impl Lowering {
                 });
                 continue;
             }
+            let mut rows = false;
             let (kind, dims, num) = if float.is(ty) {
                 (VarKind::Real, Vec::new(), Num::Real)
             } else if let Some(dims) = array_dims(referenced, float) {
@@ -221,6 +222,17 @@ impl Lowering {
                 // `&[usize]` (labels, indices): data, never differentiated.
                 slice = true;
                 (VarKind::Int, Vec::new(), Num::Int)
+            } else if let (Type::Reference(_), true) = (ty, ragged_rows(referenced, float)) {
+                // `&[Vec<f64>]` (samples of different lengths): data, never differentiated.
+                slice = true;
+                rows = true;
+                self.needs_alloc(ty, "a slice parameter");
+                let placeholder = Ident::new(crate::ir::ROW_LENGTH, Span::call_site());
+                (
+                    VarKind::Data,
+                    vec![placeholder.to_token_stream()],
+                    Num::Real,
+                )
             } else if is_integer(ty) {
                 (VarKind::Int, Vec::new(), Num::Int)
             } else if is_bool(ty) {
@@ -241,9 +253,8 @@ impl Lowering {
                     )
                 } else if ragged(ty) {
                     format!(
-                        "#[grad] does not take rows of run-time length (`{}`) yet: pass the \
-                         numbers flat (`xs: &[{real}]`) with the rows' offsets \
-                         (`starts: &[usize]`), or rows of one length (`&[[{real}; N]]`)",
+                        "#[grad] takes rows of run-time length as a slice, by reference \
+                         (`&[Vec<{real}>]`, `&Vec<Vec<{real}>>`, `&[&[{real}]]`), not `{}`",
                         ty.to_token_stream().to_string().replace(' ', "")
                     )
                 } else if float == Float::F64 {
@@ -272,6 +283,7 @@ impl Lowering {
             let var = self.declare(&ident, kind, dims, num);
             self.vars[var].is_param = true;
             self.vars[var].slice = slice;
+            self.vars[var].rows = rows;
             self.vars[var].mutable = mutable;
             if matches!(ty, Type::Reference(_)) {
                 self.references.push(var);
@@ -294,7 +306,16 @@ impl Lowering {
                 } else if name == "self" && self.constant_self {
                     // Reported with the receiver.
                 } else if let Some(param) = params.iter_mut().find(|p| p.ident == *name) {
-                    if self.vars[param.var].kind == VarKind::Real || param.strukt.is_some() {
+                    if self.vars[param.var].rows {
+                        self.errors.at(
+                            name,
+                            format!(
+                                "`{name}` holds rows of run-time length, which #[grad] reads \
+                                 as data: it has no gradient (pass rows of one length, \
+                                 `&[[{real}; N]]`, or the numbers flat, to differentiate them)"
+                            ),
+                        );
+                    } else if self.vars[param.var].kind == VarKind::Real || param.strukt.is_some() {
                         param.wrt = true;
                     } else {
                         self.errors.at(
@@ -496,6 +517,38 @@ pub fn signature_float(sig: &syn::Signature, errors: &mut Errors) -> Float {
         ));
     }
     float
+}
+
+/// Whether a type is a slice of rows of run-time length of numbers of `float`,
+/// `[Vec<f>]`, `Vec<Vec<f>>` or `[&[f]]` (behind the parameter's reference).
+fn ragged_rows(ty: &Type, float: Float) -> bool {
+    let element = match ty {
+        Type::Slice(slice) => &*slice.elem,
+        Type::Path(path) => {
+            let Some(last) = path.path.segments.last() else {
+                return false;
+            };
+            let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+                return false;
+            };
+            match args.args.first() {
+                Some(syn::GenericArgument::Type(ty)) if last.ident == "Vec" => ty,
+                _ => return false,
+            }
+        }
+        _ => return false,
+    };
+    row_of(element, float)
+}
+
+/// Whether a type is a row of numbers of run-time length: `Vec<f>` or `&[f]`.
+fn row_of(ty: &Type, float: Float) -> bool {
+    match ty {
+        Type::Reference(reference) if reference.mutability.is_none() => {
+            matches!(&*reference.elem, Type::Slice(slice) if float.is(&slice.elem))
+        }
+        ty => super::stmt::is_vec_of(ty, float),
+    }
 }
 
 /// Whether a type is a sequence of vectors of numbers: `&[Vec<f64>]`, `Vec<Vec<f64>>`,

@@ -594,6 +594,11 @@ impl Lowering {
             return;
         }
 
+        // `let r = &rows[i];` of a row of run-time length: the row itself, read in place.
+        if self.row_local(ident.as_ref(), &init.expr) {
+            return;
+        }
+
         // `let v = w;` of an array of numbers, `let row = h[t];` of a row of a 2-D array
         // or of a slice of arrays: a local array, a copy.
         if let Some(dims) = self.copied_array(&init.expr) {

@@ -763,9 +763,9 @@ impl Tangent<'_> {
                     },
                 }
             }
-            NodeKind::Len(var) => {
-                let var = self.var(*var);
-                quote!(let #binding = #var.len();)
+            NodeKind::Len(place) => {
+                let len = self.place(place, self.var(place.var));
+                quote!(let #binding = #len.len();)
             }
             NodeKind::Intrinsic {
                 function,
@@ -948,6 +948,12 @@ impl Tangent<'_> {
                 let var = &function.vars[place.var];
                 let strukt = function.struct_param(place.var).is_some()
                     || function.field(place.var).is_some_and(|f| f.strukt);
+                if var.kind == VarKind::Data {
+                    // A row of run-time length (data): a zero tangent of its length.
+                    let value = self.place(place, self.var(place.var));
+                    let zero = self.function.real.literal("0.0");
+                    return Some(quote!(&::autodiff::__private::vec![#zero; #value.len()]));
+                }
                 if var.kind != VarKind::Real && !strukt {
                     return None;
                 }

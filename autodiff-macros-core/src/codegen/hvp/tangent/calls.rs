@@ -5,7 +5,7 @@
 
 use super::{HashMap, Transform};
 use crate::check::Activity;
-use crate::ir::{Block, Callee, Function, NodeId, NodeKind, Num, Place, Stmt, VarId};
+use crate::ir::{Block, Callee, Function, NodeId, NodeKind, Num, Place, Stmt, VarId, VarKind};
 use proc_macro2::Span;
 
 /// The struct parameters left out of `wrt(..)` that are passed whole (or a struct field of
@@ -237,8 +237,10 @@ impl Transform<'_> {
                 }
                 // A constant `self` (of a method marked alone) has none either.
                 crate::ir::CallArg::Whole { place, .. }
-                    if self.source.vars[place.var].kind != crate::ir::VarKind::Real
-                        && self.source.struct_param(place.var).is_none() =>
+                    if !matches!(
+                        self.source.vars[place.var].kind,
+                        VarKind::Real | VarKind::Data
+                    ) && self.source.struct_param(place.var).is_none() =>
                 {
                     continue;
                 }
@@ -298,6 +300,15 @@ impl Transform<'_> {
         let below = place.indices.len().saturating_sub(usize::from(v.slice));
         let strukt = self.source.struct_param(place.var).is_some()
             || self.source.field(place.var).is_some_and(|f| f.strukt);
+        if v.kind == VarKind::Data {
+            self.errors.push(syn::Error::new(
+                span,
+                "`hvp` and `hessian` do not differentiate yet through a call that passes a \
+                 row of run-time length (`&rows[i]` of `&[Vec<f64>]`); `_grad` and `_jvp` \
+                 do: write the callee's loop out in the caller",
+            ));
+            return None;
+        }
         if strukt {
             self.errors.push(syn::Error::new(
                 span,
@@ -348,7 +359,11 @@ impl Transform<'_> {
         let zero = if vector {
             // A slice: a zero vector of its length.
             self.vars[zero_var].slice = true;
-            let len = self.push(NodeKind::Len(place.var), Num::Int, span, &mut nodes);
+            let whole = Place {
+                var: place.var,
+                indices: Vec::new(),
+            };
+            let len = self.push(NodeKind::Len(whole), Num::Int, span, &mut nodes);
             let element = super::super::zeros(self.source.real, &dims);
             self.push(
                 NodeKind::Vector {
@@ -415,6 +430,7 @@ fn children(kind: &NodeKind) -> Vec<NodeId> {
         NodeKind::Infix { lhs, rhs, .. } => vec![*lhs, *rhs],
         NodeKind::ConstElement { indices, .. } => indices.clone(),
         NodeKind::Vector { len, .. } => vec![*len],
-        NodeKind::Const(_) | NodeKind::Len(_) => Vec::new(),
+        NodeKind::Len(place) => place.indices.clone(),
+        NodeKind::Const(_) => Vec::new(),
     }
 }

@@ -226,6 +226,7 @@ impl Transform<'_> {
             kind: VarKind::Real,
             dims: Vec::new(),
             slice: false,
+            rows: false,
             stable: false,
             is_param: false,
             reassigned: false,
@@ -304,6 +305,10 @@ impl Transform<'_> {
                 table,
                 indices: indices.iter().map(|i| copy(self, i)).collect(),
             },
+            NodeKind::Len(place) => NodeKind::Len(Place {
+                var: place.var,
+                indices: place.indices.iter().map(|i| copy(self, i)).collect(),
+            }),
             other => other,
         };
         self.push(kind, node.num, node.span, out)
@@ -541,7 +546,11 @@ impl Transform<'_> {
                     let indices = if push {
                         // The new element's index is the length of the vector pushed onto,
                         // before the push.
-                        let len = self.push(NodeKind::Len(target), Num::Int, span, &mut nodes);
+                        let whole = Place {
+                            var: target,
+                            indices: Vec::new(),
+                        };
+                        let len = self.push(NodeKind::Len(whole), Num::Int, span, &mut nodes);
                         vec![len]
                     } else {
                         place

@@ -1,0 +1,344 @@
+//! Rows of run-time length, `&[Vec<f64>]`, `&Vec<Vec<f64>>` and `&[&[f64]]`: data (samples
+//! of different lengths) that the body reads by index, by loops over rows and over a row,
+//! through iterator chains, windows and subslices of a row, and passes whole to other
+//! `#[grad]` functions. Every mode is checked against central differences, the modes
+//! against each other, and a plain function against the `Tape` engine.
+#![allow(clippy::needless_range_loop)] // the loops are written the way users write them
+#![allow(clippy::ptr_arg)] // `&Vec<Vec<f64>>` as users write it
+
+use autodiff::prelude::*;
+
+mod common;
+use common::assert_close;
+
+fn samples() -> (Vec<Vec<f64>>, Vec<f64>) {
+    let rows = vec![
+        vec![1.0, 2.0],
+        vec![3.0, -4.0, 5.0],
+        vec![0.5],
+        vec![-1.5, 0.25, 2.0, -0.75],
+    ];
+    (rows, vec![1.0, 2.0, -1.0, 0.5])
+}
+
+/// Every way of reading the rows: by index with each row's `len()`, a row's iterator, a
+/// subslice of a row with `enumerate`, a loop over the rows and over a row (a number
+/// reused), a row's length as a number, and a chain over the rows.
+#[grad(jvp, jacobian, hvp, hessian, wrt(w))]
+fn fit(w: [f64; 3], rows: &[Vec<f64>], ys: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for i in 0..rows.len() {
+        let mut s = 0.0;
+        for j in 0..rows[i].len() {
+            s += w[j % 3] * rows[i][j];
+        }
+        for x in rows[i].iter() {
+            s += 0.1 * w[0] * x;
+        }
+        for (k, x) in rows[i][1..].iter().enumerate() {
+            s += w[k % 3] * x * x;
+        }
+        total += (s - ys[i]).tanh().powi(2);
+    }
+    for row in rows {
+        for &x in row {
+            total += w[1] * x * w[1];
+        }
+        total += row.len() as f64 * w[2];
+    }
+    let t: f64 = rows.iter().map(|r| r[0] * w[0]).sum();
+    total + t
+}
+
+#[test]
+fn every_way_of_reading_rows_matches_central_differences() {
+    let (rows, ys) = samples();
+    let w = [0.5, -0.25, 0.1];
+    let (value, gradient) = fit_grad(w, &rows, &ys);
+    assert_eq!(value, fit(w, &rows, &ys));
+    assert_gradient!(
+        |w: &[f64; 3]| fit(*w, &rows, &ys),
+        |w: &[f64; 3]| fit_grad(*w, &rows, &ys),
+        &w
+    );
+    // Forward mode is the gradient along a direction; the Jacobian of a number is the
+    // gradient; the Hessian is symmetric and the derivative of the gradient.
+    let v = [0.3, -1.0, 2.0];
+    let (value_jvp, tangent) = fit_jvp(w, &rows, &ys, v);
+    assert_eq!(value_jvp, value);
+    let expected: f64 = (0..3).map(|k| gradient[k] * v[k]).sum();
+    assert_close(tangent, expected, 1e-14, "jvp against the gradient");
+    let (_, jacobian) = fit_jacobian(w, &rows, &ys);
+    for k in 0..3 {
+        assert_close(
+            jacobian[k],
+            gradient[k],
+            1e-15,
+            "jacobian against the gradient",
+        );
+    }
+    let (_, g, hessian) = fit_hessian(w, &rows, &ys);
+    assert_eq!(g, gradient);
+    for i in 0..3 {
+        for k in 0..3 {
+            assert_eq!(hessian[i][k], hessian[k][i]);
+        }
+    }
+    assert_hessian!(|w: &[f64; 3]| fit_grad(*w, &rows, &ys).1, &hessian, &w);
+    let (_, _, hv) = fit_hvp(w, &rows, &ys, v);
+    for i in 0..3 {
+        let expected: f64 = (0..3).map(|k| hessian[i][k] * v[k]).sum();
+        assert_close(hv[i], expected, 1e-13, "hvp against the Hessian");
+    }
+}
+
+/// A loss users write: a linear model over samples of different lengths (the missing
+/// features are zero), squared error, as an iterator chain over rows and a row.
+#[grad(wrt(w))]
+fn linear_loss(w: &[f64], rows: &Vec<Vec<f64>>, ys: &[f64]) -> f64 {
+    rows.iter()
+        .zip(ys)
+        .map(|(row, &y)| {
+            let p: f64 = w.iter().zip(row).map(|(a, x)| a * x).sum();
+            (p - y).powi(2)
+        })
+        .sum()
+}
+
+#[test]
+fn a_linear_loss_matches_the_tape_and_its_closed_form() {
+    let (rows, ys) = samples();
+    let w = vec![0.5, -0.25, 0.1, 0.7];
+    let (value, gradient) = linear_loss_grad(&w, &rows, &ys);
+    // Closed form: ∂/∂w_k = Σ 2·(p − y)·x_k over the rows that have a k-th number.
+    let mut expected = [0.0; 4];
+    let mut loss = 0.0;
+    for (row, &y) in rows.iter().zip(&ys) {
+        let p: f64 = w.iter().zip(row).map(|(a, x)| a * x).sum();
+        loss += (p - y).powi(2);
+        for (k, x) in row.iter().enumerate() {
+            expected[k] += 2.0 * (p - y) * x;
+        }
+    }
+    assert_close(value, loss, 1e-15, "value");
+    for k in 0..4 {
+        assert_close(gradient[k], expected[k], 1e-14, "closed form");
+    }
+    // The Tape, built from the same rows.
+    let tape = Tape::new();
+    let ws: Vec<Var> = w.iter().map(|&a| tape.var(a)).collect();
+    let mut total = tape.var(0.0);
+    for (row, &y) in rows.iter().zip(&ys) {
+        let mut p = tape.var(0.0);
+        for (a, &x) in ws.iter().zip(row) {
+            p += *a * x;
+        }
+        let d = p - y;
+        total += d * d;
+    }
+    let reference = total.gradient();
+    for k in 0..4 {
+        assert_close(gradient[k], reference.wrt(ws[k]), 1e-14, "Tape");
+    }
+}
+
+#[grad(jvp)]
+fn dot(w: &[f64], x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (a, b) in w.iter().zip(x) {
+        s += a * b;
+    }
+    s
+}
+
+/// Rows passed whole to another `#[grad]` function, bound by a loop and by index.
+#[grad(jvp)]
+fn through_calls(w: &[f64], rows: &[Vec<f64>]) -> f64 {
+    let mut total = 0.0;
+    for row in rows.iter() {
+        total += dot(w, row).tanh();
+    }
+    for i in 0..rows.len() {
+        let r = &rows[i];
+        total += dot(w, r).powi(2) + dot(w, &rows[i]) * r.len() as f64;
+    }
+    total
+}
+
+#[test]
+fn rows_passed_whole_to_calls() {
+    let (rows, _) = samples();
+    let w = [0.5, -0.25, 0.1, 0.7];
+    assert_gradient!(
+        |w: &[f64; 4]| through_calls(w, &rows),
+        |w: &[f64; 4]| {
+            let (value, g) = through_calls_grad(w, &rows);
+            (value, [g[0], g[1], g[2], g[3]])
+        },
+        &w
+    );
+    let (_, g) = through_calls_grad(&w, &rows);
+    let v = [1.0, 0.5, -2.0, 0.25];
+    let (_, tangent) = through_calls_jvp(&w, &rows, &v);
+    let expected: f64 = (0..4).map(|k| g[k] * v[k]).sum();
+    assert_close(tangent, expected, 1e-13, "jvp through calls");
+}
+
+/// Rows as slices (`&[&[f64]]`), their windows, and a local bound to a row.
+#[grad]
+fn windows_of_rows(w: f64, rows: &[&[f64]]) -> f64 {
+    let mut s = 0.0;
+    for r in rows {
+        for pair in r.windows(2) {
+            s += w * pair[0] * pair[1] * w;
+        }
+    }
+    let last = &rows[rows.len() - 1];
+    s + w * last[last.len() - 1]
+}
+
+#[test]
+fn windows_of_rows_of_slices() {
+    let (a, b, c) = ([1.0, 2.0, 3.0], [4.0], [0.5, -2.0]);
+    let rows: [&[f64]; 3] = [&a, &b, &c];
+    let w = 1.5;
+    let (value, d_w) = windows_of_rows_grad(w, &rows);
+    // w²·(1·2 + 2·3 + 0.5·(−2)) + w·(−2)
+    assert_close(value, w * w * 7.0 - 2.0 * w, 1e-15, "value");
+    assert_close(d_w, 2.0 * w * 7.0 - 2.0, 1e-15, "∂/∂w");
+}
+
+/// Windows of a row of a 2-D array bound by a loop (the same path, rows of one length).
+#[grad(wrt(w))]
+fn windows_of_array_rows(w: f64, m: &[[f64; 3]]) -> f64 {
+    let mut s = 0.0;
+    for r in m {
+        for pair in r.windows(2) {
+            s += w * pair[0] * pair[1];
+        }
+    }
+    s
+}
+
+#[test]
+fn windows_of_a_row_bound_by_a_loop() {
+    let m = [[1.0, 2.0, 3.0], [-1.0, 0.5, 4.0]];
+    let (value, d_w) = windows_of_array_rows_grad(0.5, &m);
+    let pairs = 2.0 + 6.0 - 0.5 + 2.0;
+    assert_close(value, 0.5 * pairs, 1e-15, "value");
+    assert_close(d_w, pairs, 1e-15, "∂/∂w");
+}
+
+#[grad]
+fn f32_rows(w: f32, rows: &[Vec<f32>]) -> f32 {
+    rows.iter()
+        .map(|r| r.iter().map(|x| w * x * x).sum::<f32>())
+        .sum()
+}
+
+#[test]
+fn rows_of_f32() {
+    let rows = vec![vec![1.0f32, 2.0], vec![3.0]];
+    let (value, d_w) = f32_rows_grad(2.0, &rows);
+    assert_eq!(value, 28.0);
+    assert_eq!(d_w, 14.0);
+}
+
+/// With `reassociate`, the same gradient (to rounding) as without.
+#[grad(reassociate, wrt(w))]
+fn reassociated(w: &[f64], rows: &[Vec<f64>]) -> f64 {
+    let mut total = 0.0;
+    for row in rows {
+        let mut s = 0.0;
+        for (a, x) in w.iter().zip(row) {
+            s += a * x;
+        }
+        total += s.tanh();
+    }
+    total
+}
+
+/// A function generic over the float type, at `f64` and `f32`.
+#[grad]
+fn generic_rows<T: num_traits::Float>(w: T, rows: &[Vec<T>]) -> T {
+    let mut s = T::zero();
+    for r in rows {
+        for &x in r {
+            s = s + w * x * x;
+        }
+    }
+    s
+}
+
+#[derive(Differentiable, Clone)]
+struct Model {
+    w: [f64; 3],
+}
+
+#[grad]
+impl Model {
+    /// The first three numbers of each row at most (`min` of integers).
+    #[grad(jvp)]
+    fn loss(&self, rows: &[Vec<f64>]) -> f64 {
+        let mut total = 0.0;
+        for i in 0..rows.len() {
+            for j in 0..rows[i].len().min(3) {
+                total += (self.w[j] * rows[i][j]).sin();
+            }
+        }
+        total
+    }
+}
+
+#[test]
+fn rows_with_reassociate_generic_floats_and_methods() {
+    let (rows, _) = samples();
+    let w = [0.5, -0.25, 0.1, 0.7];
+    let (value, g) = reassociated_grad(&w, &rows);
+    let reference = linear_tanh_reference(&w, &rows);
+    assert_close(value, reference.0, 1e-15, "value");
+    for k in 0..4 {
+        assert_close(g[k], reference.1[k], 1e-14, "reassociated gradient");
+    }
+
+    let sum_of_squares: f64 = rows.iter().flatten().map(|x| x * x).sum();
+    let (value, d_w) = generic_rows_grad(2.0f64, &rows);
+    assert_close(value, 2.0 * sum_of_squares, 1e-14, "f64 value");
+    assert_close(d_w, sum_of_squares, 1e-14, "f64 partial");
+    let rows32: Vec<Vec<f32>> = rows
+        .iter()
+        .map(|r| r.iter().map(|&x| x as f32).collect())
+        .collect();
+    let (_, d_w32) = generic_rows_grad(2.0f32, &rows32);
+    assert!((f64::from(d_w32) - sum_of_squares).abs() < 1e-5);
+
+    let model = Model {
+        w: [0.5, -0.25, 0.1],
+    };
+    let (value, d_model) = model.loss_grad(&rows);
+    assert_eq!(value, model.loss(&rows));
+    let mut expected = [0.0; 3];
+    for row in &rows {
+        for j in 0..row.len().min(3) {
+            expected[j] += (model.w[j] * row[j]).cos() * row[j];
+        }
+    }
+    for j in 0..3 {
+        assert_close(d_model.w[j], expected[j], 1e-15, "method, closed form");
+    }
+}
+
+/// `Σ tanh(w·row)` and its gradient, by hand.
+fn linear_tanh_reference(w: &[f64], rows: &[Vec<f64>]) -> (f64, Vec<f64>) {
+    let mut value = 0.0;
+    let mut gradient = vec![0.0; w.len()];
+    for row in rows {
+        let s: f64 = w.iter().zip(row).map(|(a, x)| a * x).sum();
+        value += s.tanh();
+        let d = 1.0 - s.tanh().powi(2);
+        for (k, x) in row.iter().enumerate().take(w.len()) {
+            gradient[k] += d * x;
+        }
+    }
+    (value, gradient)
+}
