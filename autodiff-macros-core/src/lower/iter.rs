@@ -277,12 +277,21 @@ impl Lowering {
     }
 
     /// `rows[row].len()`, the length of a row of run-time length.
-    pub(super) fn row_len_of(&mut self, var: VarId, row: NodeId, span: Span) -> NodeId {
+    fn row_len_of(&mut self, var: VarId, row: NodeId, span: Span) -> NodeId {
         let place = Place {
             var,
             indices: vec![row],
         };
         self.push(NodeKind::Len(place), Num::Int, span)
+    }
+
+    /// `let len = rows[row].len();` of the row at the integer variable `row`, as a hidden
+    /// integer.
+    fn row_len_var(&mut self, var: VarId, row: VarId, span: Span) -> VarId {
+        self.let_int(span, |this| {
+            let row = this.read_var(row, span);
+            this.row_len_of(var, row, span)
+        })
     }
 
     /// `let r = &rows[i];` (or `rows[i]`, of `&[&[f64]]`) of a row of run-time length:
@@ -300,11 +309,8 @@ impl Lowering {
         };
         let span = index.bracket_token.span.join();
         let row = self.let_int(span, |this| this.expr(&index.index));
-        let len = self.let_int(span, |this| {
-            let row = this.read_var(row, span);
-            this.row_len_of(var, row, span)
-        });
-        let placeholder = self.declare_hidden(VarKind::Real, Num::Real);
+        let len = self.row_len_var(var, row, span);
+        let placeholder = self.declare_hidden(VarKind::Data, Num::Real);
         self.vars[placeholder].slice = true;
         let alias = Alias {
             var,
@@ -329,13 +335,10 @@ impl Lowering {
         let var = self.row_of(index)?;
         let len = self.row_len(index);
         let row = self.let_int(span, |this| this.expr(&index.index));
-        let count = self.let_int(span, |this| match &len {
-            Some(len) => this.constant_len(len.clone(), span),
-            None => {
-                let row = this.read_var(row, span);
-                this.row_len_of(var, row, span)
-            }
-        });
+        let count = match &len {
+            Some(len) => self.let_int(span, |this| this.constant_len(len.clone(), span)),
+            None => self.row_len_var(var, row, span),
+        };
         let plan = Plan::Element {
             var,
             prefix: vec![row],
@@ -921,11 +924,7 @@ impl Lowering {
                         if v.rows && alias.offset.is_none() && alias.prefix.len() == 1 {
                             // A row of run-time length: a slice, its length read once.
                             let span = ident.ident.span();
-                            let row = alias.prefix[0];
-                            alias.len = Some(self.let_int(span, |this| {
-                                let row = this.read_var(row, span);
-                                this.row_len_of(alias.var, row, span)
-                            }));
+                            alias.len = Some(self.row_len_var(alias.var, alias.prefix[0], span));
                             self.vars[placeholder].slice = true;
                         } else {
                             self.vars[placeholder].dims = dims;
