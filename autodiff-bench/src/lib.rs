@@ -47,6 +47,7 @@ use num_dual::{Dual64, DualNum, DualSVec64};
 pub mod batched;
 pub mod callgrind;
 pub mod counting;
+pub mod jacobians;
 pub mod lanes;
 #[cfg(feature = "rayon")]
 pub mod parallel;
