@@ -342,3 +342,77 @@ fn linear_tanh_reference(w: &[f64], rows: &[Vec<f64>]) -> (f64, Vec<f64>) {
     }
     (value, gradient)
 }
+
+/// Locals naming rows and parts of them: a row bound again (`let s = r;`), typed
+/// (`let r: &[f64] = &rows[i];`), a subslice of a row (`&row[1..]`), an empty row skipped
+/// with `is_empty`.
+#[grad(wrt(w))]
+fn row_locals(w: f64, rows: &[Vec<f64>]) -> f64 {
+    let mut t = 0.0;
+    for r in rows {
+        let s = r;
+        if s.is_empty() {
+            continue;
+        }
+        let tail = &s[1..];
+        for x in tail.iter() {
+            t += x * w * w;
+        }
+        t += s[0] * w + tail.len() as f64;
+    }
+    for i in 0..rows.len() {
+        let r: &[f64] = &rows[i];
+        if !r.is_empty() {
+            let last = &rows[i][r.len() - 1..];
+            t += last[0] * w;
+        }
+    }
+    t
+}
+
+/// The same locals over a slice parameter and a 2-D array, which are differentiated.
+#[grad]
+fn slice_locals(xs: &[f64], m: [[f64; 3]; 2]) -> f64 {
+    let all = xs;
+    let s = &all[1..=2];
+    let head = &xs[..2];
+    let row = &m[1];
+    let part = &m[1][..2];
+    let mut t = 0.0;
+    for (a, b) in s.iter().zip(head) {
+        t += a * b;
+    }
+    t + part[0] * part[1] * s.len() as f64 + row[2]
+}
+
+#[test]
+fn locals_naming_rows_subslices_and_slices() {
+    let rows = vec![vec![1.0, 2.0], vec![], vec![3.0, 4.0, 5.0]];
+    let w = 1.5;
+    let (value, d_w) = row_locals_grad(w, &rows);
+    // Non-empty rows: tails [2] and [4, 5] (sum 11, lengths 1 and 2), first numbers 1
+    // and 3, last numbers 2 and 5.
+    let expected = 11.0 * w * w + 4.0 * w + 3.0 + 7.0 * w;
+    assert_close(value, expected, 1e-15, "value");
+    assert_close(d_w, 22.0 * w + 4.0 + 7.0, 1e-15, "∂/∂w");
+
+    let xs = [1.0, 2.0, 3.0, 4.0];
+    let m = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]];
+    let (value, d_xs, d_m) = slice_locals_grad(&xs, m);
+    assert_eq!(value, slice_locals(&xs, m));
+    assert_gradient!(
+        |p: &[f64; 10]| slice_locals(&p[..4], [[p[4], p[5], p[6]], [p[7], p[8], p[9]]]),
+        |p: &[f64; 10]| {
+            let (value, d_xs, d_m) =
+                slice_locals_grad(&p[..4], [[p[4], p[5], p[6]], [p[7], p[8], p[9]]]);
+            let mut g = [0.0; 10];
+            g[..4].copy_from_slice(&d_xs);
+            g[4..7].copy_from_slice(&d_m[0]);
+            g[7..].copy_from_slice(&d_m[1]);
+            (value, g)
+        },
+        &[1.0, 2.0, 3.0, 4.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    );
+    assert_eq!(d_xs, vec![2.0, 4.0, 2.0, 0.0]);
+    assert_eq!(d_m, [[0.0, 0.0, 0.0], [10.0, 8.0, 1.0]]);
+}

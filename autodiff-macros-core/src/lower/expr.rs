@@ -125,16 +125,28 @@ impl Lowering {
                 let name = call.method.to_string();
                 match name.as_str() {
                     "sum" | "product" | "fold" => return self.reduction(call),
-                    "len" if call.args.is_empty() => {
-                        if let Some(var) = self.sequence_var(&call.receiver) {
-                            return self.len_of(var, call.method.span());
-                        }
+                    "len" | "is_empty" if call.args.is_empty() => {
+                        let span = call.method.span();
+                        let mut len = self
+                            .sequence_var(&call.receiver)
+                            .map(|var| self.len_of(var, span));
                         // `w[i].len()` of a row: its constant length, or a row's of run-time
                         // length.
-                        if let Expr::Index(index) = control::strip(&call.receiver) {
-                            if let Some(len) = self.row_length(index, call.method.span()) {
+                        if let (None, Expr::Index(index)) = (len, control::strip(&call.receiver)) {
+                            len = self.row_length(index, span);
+                        }
+                        if let Some(len) = len {
+                            if name == "len" {
                                 return len;
                             }
+                            // `xs.is_empty()`: `xs.len() == 0`.
+                            let zero = self.push(NodeKind::Const(quote!(0usize)), Num::Int, span);
+                            let kind = NodeKind::Infix {
+                                op: quote!(==),
+                                lhs: len,
+                                rhs: zero,
+                            };
+                            return self.push(kind, Num::Bool, span);
                         }
                     }
                     test if ops::TESTS.contains(&test) && call.args.is_empty() => {

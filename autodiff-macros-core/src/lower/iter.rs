@@ -326,6 +326,81 @@ impl Lowering {
         true
     }
 
+    /// `let s = &xs[a..b];` (also `xs[a..]`, `..=`, of a slice, an array, a row bound to a
+    /// name or `rows[i]`): binds `s` to those numbers, read in place, as a window is.
+    /// Whether `expr` is one.
+    pub(super) fn subslice_local(&mut self, ident: Option<&Ident>, expr: &Expr) -> bool {
+        let expr = match strip(expr) {
+            Expr::Reference(reference) if reference.mutability.is_none() => strip(&reference.expr),
+            expr => expr,
+        };
+        let Expr::Index(index) = expr else {
+            return false;
+        };
+        let Expr::Range(range) = strip(&index.index) else {
+            return false;
+        };
+        let span = index.bracket_token.span.join();
+        // The numbers sliced: a row `w[i]`, or a sequence named by a variable (a row
+        // bound to a name is its row); not a window, whose offset this would add to.
+        let (var, prefix, len) = match strip(&index.expr) {
+            Expr::Index(row) if self.row_of(row).is_some() => {
+                let Some((count, _, Plan::Element { var, prefix, .. }, _)) = self.row(row, span)
+                else {
+                    return false;
+                };
+                (var, prefix, count)
+            }
+            Expr::Path(path) => {
+                let Some(named) = path.path.get_ident().and_then(|i| self.scopes.lookup(i)) else {
+                    return false;
+                };
+                let v = &self.vars[named];
+                let numbers = matches!(v.kind, VarKind::Real | VarKind::Data);
+                let sequence = v.slice || !v.dims.is_empty();
+                if !numbers || !sequence || self.structs.contains(&named) {
+                    return false;
+                }
+                let (var, prefix) = match self.aliases.get(&named) {
+                    None => (named, Vec::new()),
+                    Some(alias) if alias.offset.is_none() => (alias.var, alias.prefix.clone()),
+                    Some(_) => return false,
+                };
+                let len = self.let_int(span, |this| this.len_of(named, span));
+                (var, prefix, len)
+            }
+            _ => return false,
+        };
+        let start = self.let_int(span, |this| match &range.start {
+            Some(start) => this.expr(start),
+            None => this.push(NodeKind::Const(quote!(0usize)), Num::Int, span),
+        });
+        let end = match &range.end {
+            Some(end) => self.let_int(span, |this| this.expr(end)),
+            None => len,
+        };
+        let inclusive = matches!(range.limits, syn::RangeLimits::Closed(_));
+        let count = self.range_count(start, end, inclusive, span);
+        let v = &self.vars[var];
+        let used = (prefix.len() + 1).saturating_sub(usize::from(v.slice));
+        let dims = v.dims[used.min(v.dims.len())..].to_vec();
+        let placeholder = self.declare_hidden(v.kind, self.var_nums[var]);
+        self.vars[placeholder].dims = dims;
+        self.vars[placeholder].slice = true;
+        let alias = Alias {
+            var,
+            prefix,
+            offset: Some(start),
+            len: Some(count),
+            refs: 1,
+        };
+        self.aliases.insert(placeholder, alias);
+        if let Some(ident) = ident {
+            self.scopes.bind(ident, placeholder);
+        }
+        true
+    }
+
     /// `w[i]` as an iterable (`for x in w[i].iter()`): the items of the row.
     fn row<'a>(
         &mut self,

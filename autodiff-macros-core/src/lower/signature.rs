@@ -259,7 +259,8 @@ impl Lowering {
                     )
                 } else if float == Float::F64 {
                     "#[grad] parameters must be `f64`, `[f64; N]` or `&[f64; N]` (also \
-                     nested), slices `&[f64]`, `&[[f64; N]]` or `&Vec<f64>`, structs that \
+                     nested), slices `&[f64]`, `&[[f64; N]]` or `&Vec<f64>`, rows of \
+                     run-time length `&[Vec<f64>]` or `&[&[f64]]` (data), structs that \
                      derive `Differentiable` (`m: &Mlp`), or integers and `bool` (constants); \
                      a parameter of a type without `f64` in it (an enum, a `&str`) is a \
                      constant too"
@@ -268,7 +269,8 @@ impl Lowering {
                     format!(
                         "#[grad] parameters of a function of `{real}` must be `{real}`, \
                          `[{real}; N]` or `&[{real}; N]` (also nested), slices `&[{real}]`, \
-                         `&[[{real}; N]]` or `&Vec<{real}>`, structs of `{real}` fields that \
+                         `&[[{real}; N]]` or `&Vec<{real}>`, rows of run-time length \
+                         `&[Vec<{real}>]` or `&[&[{real}]]` (data), structs of `{real}` fields that \
                          derive `Differentiable` (`m: &Mlp`), or integers and `bool` \
                          (constants); a parameter of a type without `{real}` in it (an enum, \
                          a `&str`) is a constant too"

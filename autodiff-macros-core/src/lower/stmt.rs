@@ -453,6 +453,43 @@ impl Lowering {
         })
     }
 
+    /// Whether a type is a reference to a row of numbers, `&[f64]` or `&Vec<f64>`.
+    fn is_row_type(&self, ty: &syn::Type) -> bool {
+        let Type::Reference(reference) = ty else {
+            return false;
+        };
+        match &*reference.elem {
+            Type::Slice(slice) => self.float.is(&slice.elem),
+            elem => is_vec_of(elem, self.float),
+        }
+    }
+
+    /// `let s = r;` (or `&r`) of a name bound to a row or window (`for r in rows`), or of
+    /// a slice parameter: `s` names the same numbers. Whether `expr` is one.
+    fn alias_local(&mut self, ident: Option<&Ident>, expr: &Expr) -> bool {
+        let expr = match strip_expr(expr) {
+            Expr::Reference(reference) if reference.mutability.is_none() => {
+                strip_expr(&reference.expr)
+            }
+            expr => expr,
+        };
+        let Expr::Path(path) = expr else {
+            return false;
+        };
+        let Some(var) = path.path.get_ident().and_then(|i| self.scopes.lookup(i)) else {
+            return false;
+        };
+        let v = &self.vars[var];
+        let slice_param = v.slice && v.is_param && !v.mutable && !self.structs.contains(&var);
+        if !self.aliases.contains_key(&var) && !slice_param {
+            return false;
+        }
+        if let Some(ident) = ident {
+            self.scopes.bind(ident, var);
+        }
+        true
+    }
+
     pub(super) fn local(&mut self, local: &Local) {
         let (pat, ty) = match &local.pat {
             Pat::Type(typed) => (&*typed.pat, Some(&*typed.ty)),
@@ -525,6 +562,17 @@ impl Lowering {
                 return;
             }
         };
+        // `let r = &rows[i];` (also `let r: &[f64] = …`) of a row of run-time length, and
+        // `let s = r;` of a row or slice bound to a name: the same numbers, read in place.
+        if let Some(init) = local.init.as_ref().filter(|init| init.diverge.is_none()) {
+            if ty.is_none_or(|ty| self.is_row_type(ty))
+                && (self.row_local(ident.as_ref(), &init.expr)
+                    || (!mutable && self.alias_local(ident.as_ref(), &init.expr))
+                    || (!mutable && self.subslice_local(ident.as_ref(), &init.expr)))
+            {
+                return;
+            }
+        }
         if let Some(ty) = ty {
             let float = self.float;
             let known = float.is(ty)
@@ -594,15 +642,15 @@ impl Lowering {
             return;
         }
 
-        // `let r = &rows[i];` of a row of run-time length: the row itself, read in place.
-        if self.row_local(ident.as_ref(), &init.expr) {
-            return;
-        }
-
         // `let v = w;` of an array of numbers, `let row = h[t];` of a row of a 2-D array
         // or of a slice of arrays: a local array, a copy.
-        if let Some(dims) = self.copied_array(&init.expr) {
-            self.array_copy(ident.as_ref(), &init.expr, &dims);
+        let copied = match strip_expr(&init.expr) {
+            // `let row = &h[t];`: the same copy.
+            Expr::Reference(reference) if reference.mutability.is_none() => &*reference.expr,
+            expr => expr,
+        };
+        if let Some(dims) = self.copied_array(copied) {
+            self.array_copy(ident.as_ref(), copied, &dims);
             return;
         }
 
