@@ -395,6 +395,18 @@ impl Lowering {
                 )
             } else if dims == 0 {
                 format!("`{ident}` is not an array")
+            } else if self
+                .aliases
+                .get(&var)
+                .is_some_and(|alias| alias.offset.is_some())
+            {
+                // A window, chunk or subslice bound to a name, used whole.
+                format!(
+                    "`{ident}` is part of a sequence (a window, chunk or subslice): #[grad] \
+                     reads its numbers (`{ident}[i]`, `{ident}.iter()`, `{ident}.len()`) but \
+                     does not pass it whole to a call yet; pass the whole sequence and the \
+                     range's start"
+                )
             } else {
                 format!(
                     "`{ident}` has {dims} dimension(s): #[grad] reads and writes arrays one \
