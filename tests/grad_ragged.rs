@@ -142,7 +142,7 @@ fn a_linear_loss_matches_the_tape_and_its_closed_form() {
     }
 }
 
-#[grad(jvp)]
+#[grad(hvp)]
 fn dot(w: &[f64], x: &[f64]) -> f64 {
     let mut s = 0.0;
     for (a, b) in w.iter().zip(x) {
@@ -415,4 +415,54 @@ fn locals_naming_rows_subslices_and_slices() {
     );
     assert_eq!(d_xs, vec![2.0, 4.0, 2.0, 0.0]);
     assert_eq!(d_m, [[0.0, 0.0, 0.0], [10.0, 8.0, 1.0]]);
+}
+
+/// Logistic regression over samples of different lengths, through a call that takes each
+/// row whole: Newton's method needs its Hessian.
+#[grad(hvp, hessian, wrt(w))]
+fn logistic(w: &[f64], rows: &[Vec<f64>], ys: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for (row, &y) in rows.iter().zip(ys) {
+        let z = dot(w, row);
+        total += (1.0 + (-y * z).exp()).ln();
+    }
+    for i in 0..rows.len() {
+        total += 0.1 * dot(w, &rows[i]).powi(2);
+    }
+    total
+}
+
+#[test]
+fn second_order_through_calls_that_take_rows() {
+    let (rows, _) = samples();
+    let ys = [1.0, -1.0, 1.0, -1.0];
+    let w = [0.5, -0.25, 0.1, 0.7];
+    let (value, gradient, hessian) = logistic_hessian(&w, &rows, &ys);
+    let (value_grad, reference) = logistic_grad(&w, &rows, &ys);
+    assert_eq!(value, value_grad);
+    assert_eq!(gradient, reference);
+    assert_gradient!(
+        |w: &[f64; 4]| logistic(w, &rows, &ys),
+        |w: &[f64; 4]| {
+            let (value, g) = logistic_grad(w, &rows, &ys);
+            (value, [g[0], g[1], g[2], g[3]])
+        },
+        &w
+    );
+    let h: Vec<[f64; 4]> = (0..4)
+        .map(|i| std::array::from_fn(|k| hessian[(i, k)]))
+        .collect();
+    for i in 0..4 {
+        for k in 0..4 {
+            assert_eq!(h[i][k], h[k][i]);
+        }
+    }
+    assert_hessian!(
+        |w: &[f64; 4]| {
+            let g = logistic_grad(w, &rows, &ys).1;
+            [g[0], g[1], g[2], g[3]]
+        },
+        &[h[0], h[1], h[2], h[3]],
+        &w
+    );
 }

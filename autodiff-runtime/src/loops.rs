@@ -132,6 +132,19 @@ pub fn min_len(a: usize, b: usize) -> usize {
     a.min(b)
 }
 
+/// The length of the longest of `rows` (0 for none): the length of one zero tangent that
+/// serves every row of run-time length (`&[Vec<f64>]`) passed to a call.
+///
+/// ```
+/// use autodiff_runtime::loops::longest_row;
+/// assert_eq!(longest_row(&[vec![1.0], vec![2.0, 3.0], vec![]]), 2);
+/// assert_eq!(longest_row::<Vec<f64>, f64>(&[]), 0);
+/// ```
+#[inline]
+pub fn longest_row<R: AsRef<[T]>, T>(rows: &[R]) -> usize {
+    rows.iter().map(|row| row.as_ref().len()).max().unwrap_or(0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

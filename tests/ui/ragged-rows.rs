@@ -27,25 +27,9 @@ fn other_float(w: f64, rows: &[Vec<f32>]) -> f64 {
     w * rows.len() as f64
 }
 
-#[grad(hvp)]
-fn dot(w: &[f64], x: &[f64]) -> f64 {
-    w.iter().zip(x).map(|(a, b)| a * b).sum()
-}
-
-// Second order through a call that passes a row whole.
-#[grad(hvp)]
-fn through_call(w: &[f64], rows: &[Vec<f64>]) -> f64 {
-    let mut total = 0.0;
-    for row in rows {
-        total += dot(w, row).tanh();
-    }
-    total
-}
-
 fn main() {
     // Callers see no second error: the placeholders have the signatures.
     let rows = vec![vec![1.0, 2.0]];
     let _ = named_grad(1.0, &rows);
     let _ = owned_grad(1.0, rows.clone());
-    let _ = through_call_grad(&[1.0], &rows);
 }

@@ -300,15 +300,6 @@ impl Transform<'_> {
         let below = place.indices.len().saturating_sub(usize::from(v.slice));
         let strukt = self.source.struct_param(place.var).is_some()
             || self.source.field(place.var).is_some_and(|f| f.strukt);
-        if v.kind == VarKind::Data {
-            self.errors.push(syn::Error::new(
-                span,
-                "`hvp` and `hessian` do not differentiate yet through a call that passes a \
-                 row of run-time length (`&rows[i]` of `&[Vec<f64>]`); `_grad` and `_jvp` \
-                 do: write the callee's loop out in the caller",
-            ));
-            return None;
-        }
         if strukt {
             self.errors.push(syn::Error::new(
                 span,
@@ -318,7 +309,10 @@ impl Transform<'_> {
             ));
             return None;
         }
-        let vector = v.slice && place.indices.is_empty();
+        // A row of run-time length (data): its tangent a zero vector as long as the
+        // longest row, read where the row is, one for all its rows.
+        let rows = v.kind == VarKind::Data;
+        let vector = v.slice && place.indices.is_empty() || rows;
         // A parameter that is a reference (`w: &[f64; 3]`), passed as it is: its zero, a
         // local, is lent (a slice's zero too, a local vector).
         let lent = place.indices.is_empty()
@@ -348,7 +342,11 @@ impl Transform<'_> {
             ));
             return None;
         }
-        let dims = v.dims.get(below..).unwrap_or(&[]).to_vec();
+        let dims = if rows {
+            Vec::new()
+        } else {
+            v.dims.get(below..).unwrap_or(&[]).to_vec()
+        };
         let zero_var = self.temporary();
         self.vars[zero_var].dims = dims.clone();
         // Never written: the sweep reads it where it is, as a parameter's, rather than a
@@ -359,11 +357,18 @@ impl Transform<'_> {
         let zero = if vector {
             // A slice: a zero vector of its length.
             self.vars[zero_var].slice = true;
-            let whole = Place {
-                var: place.var,
-                indices: Vec::new(),
+            let len = if rows {
+                let param = self.source.params.iter().find(|p| p.var == place.var)?;
+                let ident = &param.ident;
+                let longest = quote::quote!(::autodiff::__private::loops::longest_row(&#ident[..]));
+                self.push(NodeKind::Const(longest), Num::Int, span, &mut nodes)
+            } else {
+                let whole = Place {
+                    var: place.var,
+                    indices: Vec::new(),
+                };
+                self.push(NodeKind::Len(whole), Num::Int, span, &mut nodes)
             };
-            let len = self.push(NodeKind::Len(whole), Num::Int, span, &mut nodes);
             let element = super::super::zeros(self.source.real, &dims);
             self.push(
                 NodeKind::Vector {
