@@ -310,8 +310,6 @@ impl Lowering {
         let span = index.bracket_token.span.join();
         let row = self.let_int(span, |this| this.expr(&index.index));
         let len = self.row_len_var(var, row, span);
-        let placeholder = self.declare_hidden(VarKind::Data, Num::Real);
-        self.vars[placeholder].slice = true;
         let alias = Alias {
             var,
             prefix: vec![row],
@@ -319,11 +317,23 @@ impl Lowering {
             len: Some(len),
             refs: 1,
         };
+        self.bind_slice(ident, alias);
+        true
+    }
+
+    /// Binds `ident` (if any) to a new name for the slice that `alias` names, one row
+    /// of a sequence (past the prefix, and the offset if any) of run-time length.
+    fn bind_slice(&mut self, ident: Option<&Ident>, alias: Alias) {
+        let v = &self.vars[alias.var];
+        let used = (alias.prefix.len() + 1).saturating_sub(usize::from(v.slice));
+        let dims = v.dims[used.min(v.dims.len())..].to_vec();
+        let placeholder = self.declare_hidden(v.kind, self.var_nums[alias.var]);
+        self.vars[placeholder].dims = dims;
+        self.vars[placeholder].slice = true;
         self.aliases.insert(placeholder, alias);
         if let Some(ident) = ident {
             self.scopes.bind(ident, placeholder);
         }
-        true
     }
 
     /// `let s = &xs[a..b];` (also `xs[a..]`, `..=`, of a slice, an array, a row bound to a
@@ -381,12 +391,6 @@ impl Lowering {
         };
         let inclusive = matches!(range.limits, syn::RangeLimits::Closed(_));
         let count = self.range_count(start, end, inclusive, span);
-        let v = &self.vars[var];
-        let used = (prefix.len() + 1).saturating_sub(usize::from(v.slice));
-        let dims = v.dims[used.min(v.dims.len())..].to_vec();
-        let placeholder = self.declare_hidden(v.kind, self.var_nums[var]);
-        self.vars[placeholder].dims = dims;
-        self.vars[placeholder].slice = true;
         let alias = Alias {
             var,
             prefix,
@@ -394,10 +398,7 @@ impl Lowering {
             len: Some(count),
             refs: 1,
         };
-        self.aliases.insert(placeholder, alias);
-        if let Some(ident) = ident {
-            self.scopes.bind(ident, placeholder);
-        }
+        self.bind_slice(ident, alias);
         true
     }
 
