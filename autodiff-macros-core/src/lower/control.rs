@@ -713,3 +713,12 @@ pub fn strip(expr: &Expr) -> &Expr {
         expr => expr,
     }
 }
+
+/// [`strip`], and then one shared reference taken off (`&xs[1..]` → `xs[1..]`): what a
+/// name bound to it reads.
+pub fn strip_shared(expr: &Expr) -> &Expr {
+    match strip(expr) {
+        Expr::Reference(reference) if reference.mutability.is_none() => strip(&reference.expr),
+        expr => expr,
+    }
+}

@@ -297,11 +297,7 @@ impl Lowering {
     /// `let r = &rows[i];` (or `rows[i]`, of `&[&[f64]]`) of a row of run-time length:
     /// binds `r` to the row, a slice whose length is read once. Whether `expr` is one.
     pub(super) fn row_local(&mut self, ident: Option<&Ident>, expr: &Expr) -> bool {
-        let expr = match strip(expr) {
-            Expr::Reference(reference) if reference.mutability.is_none() => strip(&reference.expr),
-            expr => expr,
-        };
-        let Expr::Index(index) = expr else {
+        let Expr::Index(index) = super::control::strip_shared(expr) else {
             return false;
         };
         let Some(var) = self.row_of(index).filter(|&var| self.vars[var].rows) else {
@@ -340,11 +336,7 @@ impl Lowering {
     /// name or `rows[i]`): binds `s` to those numbers, read in place, as a window is.
     /// Whether `expr` is one.
     pub(super) fn subslice_local(&mut self, ident: Option<&Ident>, expr: &Expr) -> bool {
-        let expr = match strip(expr) {
-            Expr::Reference(reference) if reference.mutability.is_none() => strip(&reference.expr),
-            expr => expr,
-        };
-        let Expr::Index(index) = expr else {
+        let Expr::Index(index) = super::control::strip_shared(expr) else {
             return false;
         };
         let Expr::Range(range) = strip(&index.index) else {

@@ -479,13 +479,7 @@ impl Lowering {
     /// `let s = r;` (or `&r`) of a name bound to a row or window (`for r in rows`), or of
     /// a slice parameter: `s` names the same numbers. Whether `expr` is one.
     fn alias_local(&mut self, ident: Option<&Ident>, expr: &Expr) -> bool {
-        let expr = match strip_expr(expr) {
-            Expr::Reference(reference) if reference.mutability.is_none() => {
-                strip_expr(&reference.expr)
-            }
-            expr => expr,
-        };
-        let Expr::Path(path) = expr else {
+        let Expr::Path(path) = super::control::strip_shared(expr) else {
             return false;
         };
         let Some(var) = path.path.get_ident().and_then(|i| self.scopes.lookup(i)) else {
@@ -656,11 +650,8 @@ impl Lowering {
 
         // `let v = w;` of an array of numbers, `let row = h[t];` of a row of a 2-D array
         // or of a slice of arrays: a local array, a copy.
-        let copied = match strip_expr(&init.expr) {
-            // `let row = &h[t];`: the same copy.
-            Expr::Reference(reference) if reference.mutability.is_none() => &*reference.expr,
-            expr => expr,
-        };
+        // (`let row = &h[t];`: the same copy.)
+        let copied = super::control::strip_shared(&init.expr);
         if let Some(dims) = self.copied_array(copied) {
             self.array_copy(ident.as_ref(), copied, &dims);
             return;
