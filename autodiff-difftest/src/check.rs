@@ -105,6 +105,8 @@ struct Tally {
     hvp_tape: usize,
     /// Points where the Jacobian of a vector function of the program was checked.
     jacobians: usize,
+    /// Points where `_vjp` was checked (each point checks `_grad_into`).
+    pullbacks: usize,
     /// Programs with a `#[grad(reassociate)]` function checked at a point at least.
     reassociated: usize,
     /// Those whose gradient's value differed from the original's in its bits somewhere.
@@ -328,10 +330,14 @@ fn compare(case: &Case, args: &Args, tape: &TapeAt<'_>, tally: &mut Tally) -> (b
             fail(format!("partial {i} is {d:e}, Tape's {t:e}"));
         }
     }
+    check_pullbacks(case, args, grad_value, &partials, scale, &mut fail);
     check_jvp(case, args, value, &partials, largest, &mut fail);
     if let Some(jacobian) = case.jacobian {
         check_jacobian(case, jacobian, args, value, &partials, largest, &mut fail);
         tally.jacobians += 1;
+    }
+    if case.vjp.is_some() {
+        tally.pullbacks += 1;
     }
     if let Some(hvp) = case.hvp {
         // Along the same direction as forward mode: the value, the gradient, and H·t
@@ -487,6 +493,7 @@ pub fn check_batch(cases: &[Case], seed: u64) {
         total.fd_skipped += t.fd_skipped;
         total.hvp_checked += t.hvp_checked;
         total.jacobians += t.jacobians;
+        total.pullbacks += t.pullbacks;
         total.hvp_skipped += t.hvp_skipped;
         total.hvp_tape += t.hvp_tape;
         total.reassociated += t.reassociated;
@@ -495,7 +502,7 @@ pub fn check_batch(cases: &[Case], seed: u64) {
         total.failures.extend(t.failures);
     }
     println!(
-        "{} programs (seed {seed}; {} of them generic over their float type, {} in f32): {} points checked, each also in forward mode ({} resampled near kinks, {} where \
+        "{} programs (seed {seed}; {} of them generic over their float type, {} in f32): {} points checked, each also in forward mode and by _grad_into, {} by _vjp ({} resampled near kinks, {} where \
          a value grew too large, {} where an f32 original strayed from its f64 twin or amplified rounding past 1e4), \
          {} programs with no usable point, {} partials against finite differences ({} \
          skipped where step sizes disagree); \
@@ -507,6 +514,7 @@ pub fn check_batch(cases: &[Case], seed: u64) {
         cases.iter().filter(|case| case.generic).count(),
         cases.iter().filter(|case| case.single).count(),
         total.points,
+        total.pullbacks,
         total.near_kink,
         total.overflow,
         total.ill_conditioned,
@@ -562,6 +570,50 @@ pub fn check_batch(cases: &[Case], seed: u64) {
 /// is the original's, and the tangent the gradient's dot product with the direction (the
 /// same products summed in another order, so to the partials' tolerance of the largest
 /// term).
+/// `_grad_into` and `_vjp` with the seed 2 against `_grad` (`grad_value`, `partials`,
+/// whose largest magnitude is about `scale`): the same value bit for bit, and buffers
+/// that hold the arguments plus the partials (twice the partials for `_vjp`).
+fn check_pullbacks(
+    case: &Case,
+    args: &Args,
+    grad_value: f64,
+    partials: &[f64],
+    scale: f64,
+    fail: &mut impl FnMut(String),
+) {
+    let relative = if case.single { PARTIALS_F32 } else { 1e-12 };
+    let start = args.flat(case.partials);
+    let mut check = |name: &str, (value, buffers): (f64, Vec<f64>), seed: f64| {
+        if !same(value, grad_value) {
+            fail(format!(
+                "the value of {name} is {value:e}, _grad's {grad_value:e}"
+            ));
+        }
+        if buffers.len() != partials.len() {
+            fail(format!(
+                "{name} fills {} numbers, _grad has {} partials",
+                buffers.len(),
+                partials.len()
+            ));
+            return;
+        }
+        for (i, ((b, s), d)) in buffers.iter().zip(&start).zip(partials).enumerate() {
+            if !within(b - s, seed * d, relative * (seed * scale + s.abs())) {
+                fail(format!(
+                    "{name} added {:e} to partial {i}'s buffer, where {seed} × _grad's \
+                     partial is {:e}",
+                    b - s,
+                    seed * d
+                ));
+            }
+        }
+    };
+    check("_grad_into", (case.grad_into)(args), 1.0);
+    if let Some(vjp) = case.vjp {
+        check("_vjp (the seed 2)", vjp(args), 2.0);
+    }
+}
+
 fn check_jvp(
     case: &Case,
     args: &Args,

@@ -133,12 +133,19 @@ pub struct Case {
     pub original: fn(&Args) -> f64,
     /// The `#[grad]` gradient: the value and the partials, flattened.
     pub gradient: fn(&Args) -> (f64, Vec<f64>),
+    /// The pullback `_vjp` with the seed 2, where the main function has one (it takes
+    /// more than numbers), adding into buffers that start as copies of the arguments:
+    /// the value, and the differentiated parameters' buffers afterwards, flattened.
+    pub vjp: Option<fn(&Args) -> (f64, Vec<f64>)>,
+    /// `_grad_into`, adding into buffers that start as copies of the differentiated
+    /// arguments: the value, and the buffers' numbers afterwards, flattened.
+    pub grad_into: fn(&Args) -> (f64, Vec<f64>),
     /// Forward mode, `_jvp`, at the point of the first `Args` along the numbers of the
     /// second (the same arguments, other numbers in the differentiated parameters): the
     /// value and the tangent.
     pub jvp: fn(&Args, &Args) -> (f64, f64),
-    /// Second order, `_hvp`, where the program has it (its main function calls no other
-    /// function): at the point of the first `Args` along the second, the value, the
+    /// Second order, `_hvp`, where the program has it (every program of one output but
+    /// the long ones): at the point of the first `Args` along the second, the value, the
     /// gradient and the Hessian–vector product, flattened.
     pub hvp: Option<HvpFn>,
     /// The same on a `Tape`; given a direction in the differentiated numbers (flattened,

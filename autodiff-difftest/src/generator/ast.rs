@@ -700,6 +700,15 @@ impl Program {
         !self.long && self.main.outputs.is_empty()
     }
 
+    /// Whether its main function has a pullback `_vjp`: it takes more than numbers (an
+    /// array, a slice, a struct, an integer or a flag).
+    pub fn pullback_applies(&self) -> bool {
+        self.main
+            .params
+            .iter()
+            .any(|p| !matches!(p.kind, ParamKind::Real(Shape::Scalar, _)))
+    }
+
     /// Whether the program gets a vector function of its main function's value, whose
     /// Jacobian is checked: its main function has no struct parameter (which `_jacobian`
     /// does not take yet), no `wrt(..)`, no const generics and one output.

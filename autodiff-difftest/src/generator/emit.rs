@@ -83,6 +83,52 @@ pub fn module(name: &str, program: &Program) -> String {
         let _ = writeln!(s, "    r.{}.flat_out(&mut d);", k + 1);
     }
     let _ = writeln!(s, "    (r.0{widen}, d)\n}}");
+    // The pullback (of a function that takes more than numbers) with the seed 2, which
+    // scales every adjoint exactly, and `_grad_into`: both add into buffers that start as
+    // copies of the arguments. The pullback has a buffer for every parameter that holds
+    // numbers, whatever `wrt(..)` says.
+    let real = if single { "f32" } else { "f64" };
+    if program.pullback_applies() {
+        let _ = writeln!(s, "pub fn vjp(a: &Args) -> (f64, Vec<f64>) {{");
+        let mut buffers = Vec::new();
+        for (i, p) in main.params.iter().enumerate() {
+            if matches!(p.kind, ParamKind::Int { .. } | ParamKind::Bool) {
+                continue;
+            }
+            let _ = writeln!(s, "    let mut d{i} = {};", a_owned(i, p, single));
+            buffers.push(format!("&mut d{i}"));
+        }
+        let _ = writeln!(
+            s,
+            "    let v = {}_vjp({args}, 2.0 as {real}, {});\n    let mut d = Vec::new();",
+            main.name,
+            buffers.join(", ")
+        );
+        for &i in &partials {
+            let _ = writeln!(s, "    d{i}.flat_out(&mut d);");
+        }
+        let _ = writeln!(s, "    (v{widen}, d)\n}}");
+    }
+    let _ = writeln!(s, "pub fn grad_into(a: &Args) -> (f64, Vec<f64>) {{");
+    let mut buffers = Vec::new();
+    for &i in &partials {
+        let _ = writeln!(
+            s,
+            "    let mut d{i} = {};",
+            a_owned(i, &main.params[i], single)
+        );
+        buffers.push(format!("&mut d{i}"));
+    }
+    let _ = writeln!(
+        s,
+        "    let v = {}_grad_into({args}, {});\n    let mut d = Vec::new();",
+        main.name,
+        buffers.join(", ")
+    );
+    for &i in &partials {
+        let _ = writeln!(s, "    d{i}.flat_out(&mut d);");
+    }
+    let _ = writeln!(s, "    (v{widen}, d)\n}}");
     // Forward mode: the tangents are the parameters of `t`, a copy of `a` with other
     // numbers in the differentiated parameters.
     let tangents: Vec<String> = partials
@@ -206,6 +252,21 @@ fn grad_arg(a: &str, i: usize, p: &Param, single: bool) -> String {
     }
 }
 
+/// A parameter's argument as an owned value (the buffer `_grad_into` adds into starts as
+/// a copy of it): `grad_arg` without the borrow.
+fn a_owned(i: usize, p: &Param, single: bool) -> String {
+    let lower = STRUCT.to_lowercase();
+    match &p.kind {
+        ParamKind::Struct => format!("make_{lower}(a, {i})"),
+        ParamKind::Structs(_) => format!("make_{lower}_vec(a, {i})"),
+        ParamKind::Real(Shape::Slice, _) if single => format!("a.slice32({i})"),
+        ParamKind::Real(Shape::Slice, _) => format!("a.slice({i}).to_vec()"),
+        _ => grad_arg("a", i, p, single)
+            .trim_start_matches('&')
+            .to_string(),
+    }
+}
+
 /// The `let` making a parameter's leaves on the tape (if it has numbers), and the
 /// argument passed.
 fn tape_leaf(i: usize, p: &Param) -> (Option<String>, String) {
@@ -293,7 +354,7 @@ pub fn case(name: &str, program: &Program, source: &str) -> String {
         .map(|i| i.to_string())
         .collect();
     format!(
-        "Case {{ name: {name:?}, params: &[{}], partials: &[{}], slice_min: {}, differences: {}, single: {}, generic: {}, reassociate: {}, powi: {}, original: {name}::original, gradient: {name}::gradient, jvp: {name}::jvp, hvp: {}, tape: {name}::tape, jacobian: {} }},\n",
+        "Case {{ name: {name:?}, params: &[{}], partials: &[{}], slice_min: {}, differences: {}, single: {}, generic: {}, reassociate: {}, powi: {}, original: {name}::original, gradient: {name}::gradient, vjp: {}, grad_into: {name}::grad_into, jvp: {name}::jvp, hvp: {}, tape: {name}::tape, jacobian: {} }},\n",
         params.join(", "),
         partials.join(", "),
         program.slice_min,
@@ -302,6 +363,11 @@ pub fn case(name: &str, program: &Program, source: &str) -> String {
         program.generic,
         program.reassociates(),
         source.contains(".powi("),
+        if program.pullback_applies() {
+            format!("Some({name}::vjp)")
+        } else {
+            "None".to_string()
+        },
         if program.second_order_applies() {
             format!("Some({name}::hvp)")
         } else {
