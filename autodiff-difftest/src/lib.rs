@@ -136,10 +136,10 @@ pub struct Case {
     /// The pullback `_vjp` with the seed 2, where the main function has one (it takes
     /// more than numbers), adding into buffers that start as copies of the arguments:
     /// the value, and the differentiated parameters' buffers afterwards, flattened.
-    pub vjp: Option<fn(&Args) -> (f64, Vec<f64>)>,
+    pub vjp: Option<PullbackFn>,
     /// `_grad_into`, adding into buffers that start as copies of the differentiated
     /// arguments: the value, and the buffers' numbers afterwards, flattened.
-    pub grad_into: fn(&Args) -> (f64, Vec<f64>),
+    pub grad_into: PullbackFn,
     /// Forward mode, `_jvp`, at the point of the first `Args` along the numbers of the
     /// second (the same arguments, other numbers in the differentiated parameters): the
     /// value and the tangent.
@@ -160,6 +160,9 @@ pub struct Case {
 
 /// A program's `_jacobian` adapter: the output's three values and the Jacobian's rows.
 pub type JacobianFn = fn(&Args) -> (Vec<f64>, Vec<Vec<f64>>);
+
+/// A program's `_grad_into` or `_vjp` adapter: the value, and the buffers' numbers.
+pub type PullbackFn = fn(&Args) -> (f64, Vec<f64>);
 
 /// A program's `_hvp` adapter: the value, the gradient and `H·t`, flattened.
 pub type HvpFn = fn(&Args, &Args) -> (f64, Vec<f64>, Vec<f64>);
