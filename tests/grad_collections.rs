@@ -641,3 +641,40 @@ fn elements_passed_by_value() {
     let (_, tangent) = field_at_jvp(&cs, x, &zero, 1.0);
     common::assert_close(tangent, dx, 1e-14, "jvp");
 }
+
+/// Windows of a field of the elements: `ps[i].pos.windows(2)` at a run-time index, and
+/// `p.pos.windows(2)` in a loop over the elements.
+#[grad]
+fn field_windows(ps: &[Particle], i: usize) -> f64 {
+    let mut s = 0.0;
+    for w in ps[i].pos.windows(2) {
+        s += w[0] * w[1] * ps[i].mass;
+    }
+    for p in ps {
+        for w in p.pos.windows(2) {
+            s += (w[1] - w[0]).powi(2);
+        }
+    }
+    s
+}
+
+#[test]
+fn windows_of_a_field_of_the_elements() {
+    let ps = particles();
+    let (value, d_ps) = field_windows_grad(&ps, 1);
+    assert_eq!(value, field_windows(&ps, 1));
+    assert_all_close(
+        &d_ps.to_flat_vec(),
+        &fd_flat_gradient(&ps, |ps| field_windows(ps, 1)),
+        1e-6,
+        "field_windows",
+    );
+    // By hand for the element read at index 1: pos = [1.0, 0.5], mass 2.
+    assert_close(d_ps[1].mass, 1.0 * 0.5, 1e-12, "∂mass");
+    assert_close(
+        d_ps[1].pos[0],
+        0.5 * 2.0 - 2.0 * (0.5 - 1.0),
+        1e-12,
+        "∂pos[0]",
+    );
+}

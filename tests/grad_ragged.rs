@@ -466,3 +466,34 @@ fn second_order_through_calls_that_take_rows() {
         &w
     );
 }
+
+/// Windows of a row written as an index, `rows[i].windows(2)`: each row's own length.
+#[grad]
+fn row_index_windows(w: [f64; 2], rows: &[Vec<f64>]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..rows.len() {
+        for pair in rows[i].windows(2) {
+            s += (w[0] * pair[0] + w[1] * pair[1]).tanh();
+        }
+    }
+    s
+}
+
+#[test]
+fn windows_of_a_row_at_an_index() {
+    let (rows, _) = samples();
+    let w = [0.3, -0.2];
+    let (value, d_w) = row_index_windows_grad(w, &rows);
+    assert_eq!(value, row_index_windows(w, &rows));
+    // By hand: the pairs of consecutive numbers of each row.
+    let mut want = [0.0; 2];
+    for row in &rows {
+        for pair in row.windows(2) {
+            let d = 1.0 - (w[0] * pair[0] + w[1] * pair[1]).tanh().powi(2);
+            want[0] += d * pair[0];
+            want[1] += d * pair[1];
+        }
+    }
+    assert_close(d_w[0], want[0], 1e-12, "∂w0");
+    assert_close(d_w[1], want[1], 1e-12, "∂w1");
+}

@@ -558,3 +558,90 @@ fn integer_labels_row_products_and_path_folds() {
     };
     assert_close(&got, &numeric(f, &flat), "cross_entropy");
 }
+
+/// Indices clamped by integer `min` and `max` in both forms, `usize::min(k, xs.len() - 1)`
+/// and `i.min(xs.len() - 1)`: a length is not a read of the slice's numbers, so the path
+/// form is integer arithmetic as the method form is (it was an error: "an index must be
+/// an integer"). Every clamped index repeats the last element, a number read many times.
+#[grad]
+fn clamped(xs: &[f64], n: usize) -> f64 {
+    let mut s = 0.0;
+    let mut k = 0;
+    while k < 4 {
+        k += 1;
+        s += xs[usize::min(k, xs.len() - 1)] * xs[std::cmp::max(k, n) % xs.len()];
+    }
+    for i in 0..xs.len() + 2 {
+        s += xs[i.min(xs.len() - 1)].sin();
+    }
+    s
+}
+
+#[test]
+fn indices_clamped_by_integer_min_and_max() {
+    let xs = [0.3, -1.2, 0.8];
+    let (value, grad) = clamped_grad(&xs, 2);
+    assert_eq!(value, clamped(&xs, 2));
+    let want = numeric(|p| clamped(p, 2), &xs);
+    assert_close(&grad, &want, "clamped");
+    // By hand: k = 1..=4 reads xs[min(k, 2)] · xs[max(k, 2) % 3], that is b·c + c·c +
+    // c·a + c·b, and i = 0..5 reads sin(xs[min(i, 2)]): sin a + sin b + 3 sin c.
+    let [a, b, c] = xs;
+    let by_hand = [
+        c + a.cos(),
+        2.0 * c + b.cos(),
+        2.0 * b + 2.0 * c + a + 3.0 * c.cos(),
+    ];
+    assert_close(&grad, &by_hand, "clamped by hand");
+}
+
+/// Windows and chunks of a row written as an index (`m[1].windows(2)`): of a 2-D array
+/// parameter, of a slice of rows at a run-time index, and of a local 2-D array.
+#[grad]
+fn row_windows(m: &[[f64; 4]; 2], rows: &[[f64; 3]], k: usize) -> f64 {
+    let mut s = 0.0;
+    for w in m[1].windows(2) {
+        s += w[0] * w[1];
+    }
+    for c in rows[k].chunks(2) {
+        s += c[0] * c[c.len() - 1];
+    }
+    let mut h = [[0.0; 3]; 2];
+    for j in 0..3 {
+        h[1][j] = m[0][j].sin();
+    }
+    for w in h[1].windows(3) {
+        s += w[0] + w[1] * w[2];
+    }
+    s
+}
+
+#[test]
+fn windows_of_a_row_written_as_an_index() {
+    let m = [[0.4, -0.3, 1.1, 0.7], [0.9, 1.3, -0.6, 0.2]];
+    let rows = vec![[0.5, 1.5, -2.0], [0.25, -0.75, 1.25]];
+    let flat = |m: &[[f64; 4]; 2], rows: &[[f64; 3]]| -> Vec<f64> {
+        m.iter()
+            .flatten()
+            .chain(rows.iter().flatten())
+            .copied()
+            .collect()
+    };
+    let unflat = |p: &[f64]| -> ([[f64; 4]; 2], Vec<[f64; 3]>) {
+        let m = [[p[0], p[1], p[2], p[3]], [p[4], p[5], p[6], p[7]]];
+        (m, vec![[p[8], p[9], p[10]], [p[11], p[12], p[13]]])
+    };
+    let (value, d_m, d_rows) = row_windows_grad(&m, &rows, 1);
+    assert_eq!(value, row_windows(&m, &rows, 1));
+    let want = numeric(
+        |p| {
+            let (m, rows) = unflat(p);
+            row_windows(&m, &rows, 1)
+        },
+        &flat(&m, &rows),
+    );
+    assert_close(&flat(&d_m, &d_rows), &want, "row_windows");
+    // By hand, for the row of `rows`: chunks [0.25, -0.75] and [1.25] read c[0]·c[last].
+    assert_eq!(d_rows[0], [0.0; 3]);
+    assert_close(&d_rows[1], &[-0.75, 0.25, 2.0 * 1.25], "chunks by hand");
+}

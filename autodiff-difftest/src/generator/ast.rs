@@ -117,6 +117,14 @@ pub enum IExpr {
     Mul(Box<IExpr>, Box<IExpr>),
     /// `(a % b)`: how any integer becomes an index that is in bounds.
     Rem(Box<IExpr>, Box<IExpr>),
+    /// `usize::min(a, b)`, or `a.min(b)` (`true`) where `a`'s type is known to be `usize`
+    /// (a literal range's variable is `{integer}` until an index makes it `usize`): another
+    /// way to an index in bounds, with `b` the last index.
+    Min(Box<IExpr>, Box<IExpr>, bool),
+    /// `usize::max(a, b)`, or `a.max(b)` (`true`).
+    Max(Box<IExpr>, Box<IExpr>, bool),
+    /// `(a - 1)` of an `a` of at least 1: the last index of a length.
+    Pred(Box<IExpr>),
     /// `(stop_gradient(e).sigmoid() * 2.99) as usize`: an index computed from a number,
     /// below `n` (converting a differentiated number to an integer is an error, so the
     /// number is a constant, as data would be).
@@ -267,6 +275,8 @@ pub enum Cond {
     ICmp(&'static str, IExpr, IExpr),
     /// A `bool` parameter.
     Flag(String),
+    /// `xs.is_empty()` of a slice (never true: slices hold at least two numbers).
+    Empty(String),
     /// `!c`.
     Not(Box<Cond>),
     /// `a && b`.
@@ -315,6 +325,14 @@ pub enum ArrayInit {
     Literal(Vec<Expr>),
     /// `vec![0.0; xs.len()]`.
     VecZeros(String),
+    /// `[[a, b], [c, d]]`: rows of numbers computed in the body (a rotation matrix).
+    Literal2(Vec<Vec<Expr>>),
+    /// `w` (or `*w` of a reference, `true`): a copy of a whole array.
+    Copy(String, bool),
+    /// `m[i]`: a copy of a row of a 2-D array or of a slice of rows.
+    Row(String, IExpr),
+    /// `xs.to_vec()` of a slice.
+    ToVec(String),
     /// `xs.iter().map(|&x| e).collect::<Vec<_>>()`: a vector of `xs.len()` elements.
     Collect {
         /// The slice mapped.
@@ -353,6 +371,9 @@ pub enum Stmt {
         name: String,
         /// `let mut`.
         mutable: bool,
+        /// Written with its type (`: [f64; 3]`, `: [[f64; 2]; 3]`, `: Vec<f64>`): the
+        /// array's length and the rows' length, or `None` for a vector.
+        typed: Option<(Option<Len>, Option<usize>)>,
         /// Its value.
         init: ArrayInit,
     },
@@ -568,6 +589,10 @@ pub fn visit_stmts(stmts: &[Stmt], f: &mut dyn FnMut(&Expr)) {
                 init: ArrayInit::Collect { value, .. },
                 ..
             } => visit_expr(value, f),
+            Stmt::LetArray {
+                init: ArrayInit::Literal2(rows),
+                ..
+            } => rows.iter().flatten().for_each(|e| visit_expr(e, f)),
             Stmt::LetTuple(_, TupleInit::Call(_, args)) => {
                 for a in args {
                     if let Arg::Real(e) = a {
@@ -618,7 +643,7 @@ fn visit_cond(c: &Cond, f: &mut dyn FnMut(&Expr)) {
             visit_cond(a, f);
             visit_cond(b, f);
         }
-        Cond::ICmp(..) | Cond::Flag(_) => {}
+        Cond::ICmp(..) | Cond::Flag(_) | Cond::Empty(_) => {}
     }
 }
 

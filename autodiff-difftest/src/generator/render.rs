@@ -357,6 +357,19 @@ impl Writer {
             IExpr::Add(a, b) => format!("({} + {})", self.iexpr(a), self.iexpr(b)),
             IExpr::Mul(a, b) => format!("({} * {})", self.iexpr(a), self.iexpr(b)),
             IExpr::Rem(a, b) => format!("({} % {})", self.iexpr(a), self.iexpr(b)),
+            IExpr::Min(a, b, method) | IExpr::Max(a, b, method) => {
+                let name = if matches!(i, IExpr::Min(..)) {
+                    "min"
+                } else {
+                    "max"
+                };
+                if *method {
+                    format!("{}.{name}({})", self.iexpr(a), self.iexpr(b))
+                } else {
+                    format!("usize::{name}({}, {})", self.iexpr(a), self.iexpr(b))
+                }
+            }
+            IExpr::Pred(a) => format!("({} - 1)", self.iexpr(a)),
             IExpr::FromReal(number, n) => {
                 let e = self.expr(number);
                 let scale = format!("{}.99", n - 1);
@@ -395,6 +408,7 @@ impl Writer {
             }
             Cond::ICmp(op, a, b) => format!("{} {op} {}", self.iexpr(a), self.iexpr(b)),
             Cond::Flag(name) => name.clone(),
+            Cond::Empty(name) => format!("{name}.is_empty()"),
             Cond::Not(c) => format!("!({})", self.cond(c)),
             Cond::And(a, b) => format!("({} && {})", self.cond(a), self.cond(b)),
             Cond::Or(a, b) => format!("({} || {})", self.cond(a), self.cond(b)),
@@ -452,6 +466,7 @@ impl Writer {
             Stmt::LetArray {
                 name,
                 mutable,
+                typed,
                 init,
             } => {
                 let m = if *mutable { "mut " } else { "" };
@@ -473,13 +488,35 @@ impl Writer {
                             .collect::<Vec<_>>()
                             .join(", ")
                     ),
+                    ArrayInit::Literal2(rows) => {
+                        let rows: Vec<String> = rows
+                            .iter()
+                            .map(|row| {
+                                let items: Vec<String> = row.iter().map(|e| self.root(e)).collect();
+                                format!("[{}]", items.join(", "))
+                            })
+                            .collect();
+                        format!("[{}]", rows.join(", "))
+                    }
+                    ArrayInit::Copy(of, deref) => {
+                        format!("{}{of}", if *deref { "*" } else { "" })
+                    }
+                    ArrayInit::Row(of, i) => format!("{of}[{}]", self.iexpr(i)),
+                    ArrayInit::ToVec(of) => format!("{of}.to_vec()"),
                     ArrayInit::VecZeros(of) => format!("vec![{zero}; {of}.len()]"),
                     ArrayInit::Collect { of, var, value } => format!(
                         "{of}.iter().map(|&{var}| {}).collect::<Vec<_>>()",
                         self.root(value)
                     ),
                 };
-                self.line(&format!("let {m}{name} = {init};"));
+                let e = real_type(self.target);
+                let ty = match typed {
+                    None => String::new(),
+                    Some((None, _)) => format!(": Vec<{e}>"),
+                    Some((Some(n), None)) => format!(": [{e}; {}]", n.render()),
+                    Some((Some(n), Some(k))) => format!(": [[{e}; {k}]; {}]", n.render()),
+                };
+                self.line(&format!("let {m}{name}{ty} = {init};"));
             }
             Stmt::LetInt {
                 name,
@@ -539,13 +576,13 @@ impl Writer {
                 let head = format!("while {}", self.cond(cond));
                 self.block(&head, body, "");
             }
-            Stmt::Loop { label, value, body } => match value {
-                Some(name) => self.block(&format!("let {name} = loop"), body, ";"),
-                None => {
-                    let label = label.as_ref().map(|l| format!("{l}: ")).unwrap_or_default();
-                    self.block(&format!("{label}loop"), body, "");
+            Stmt::Loop { label, value, body } => {
+                let label = label.as_ref().map(|l| format!("{l}: ")).unwrap_or_default();
+                match value {
+                    Some(name) => self.block(&format!("let {name} = {label}loop"), body, ";"),
+                    None => self.block(&format!("{label}loop"), body, ""),
                 }
-            },
+            }
             Stmt::If(branches, otherwise) => {
                 for (i, (cond, body)) in branches.iter().enumerate() {
                     let head = if i == 0 {
@@ -594,9 +631,14 @@ impl Writer {
                     s.push(' ');
                     s.push_str(l);
                 }
-                if let Some(v) = value {
-                    s.push(' ');
-                    s.push_str(&self.root(v));
+                match (label, value) {
+                    // `break 'l (e)`: a block after a label reads as a labelled block.
+                    (Some(_), Some(v)) => s.push_str(&format!(" ({})", self.root(v))),
+                    (None, Some(v)) => {
+                        s.push(' ');
+                        s.push_str(&self.root(v));
+                    }
+                    _ => {}
                 }
                 s.push(';');
                 self.line(&s);

@@ -607,11 +607,30 @@ impl Lowering {
     /// integers, `bool`s, constants of other types, literals and `const`s): then the
     /// call's value is a constant.
     pub(super) fn constant_arguments(&self, call: &syn::ExprCall) -> bool {
-        call.args.iter().all(|arg| {
-            self.variables_all(&arg.to_token_stream(), &mut |var| {
+        call.args.iter().all(|arg| !self.reads_numbers(arg))
+    }
+
+    /// Whether `expr` may read an `f64` variable of the function. A length reads none
+    /// (`usize::min(k, xs.len() - 1)`).
+    fn reads_numbers(&self, expr: &Expr) -> bool {
+        match expr {
+            Expr::MethodCall(call)
+                if call.args.is_empty() && (call.method == "len" || call.method == "is_empty") =>
+            {
+                false
+            }
+            Expr::Binary(binary) => {
+                self.reads_numbers(&binary.left) || self.reads_numbers(&binary.right)
+            }
+            Expr::Index(index) => {
+                self.reads_numbers(&index.expr) || self.reads_numbers(&index.index)
+            }
+            Expr::Paren(paren) => self.reads_numbers(&paren.expr),
+            Expr::Lit(_) => false,
+            _ => !self.variables_all(&expr.to_token_stream(), &mut |var| {
                 self.vars[var].kind != VarKind::Real
-            })
-        })
+            }),
+        }
     }
 
     /// `path(args) field`, with constant arguments: a constant, computed as written.

@@ -452,6 +452,43 @@ impl Lowering {
         Some((count, None, plan, Vec::new()))
     }
 
+    /// `.windows(size)`, `.chunks(size)` or `.chunks_exact(size)` (`name`, of `call`) of
+    /// the sequence `var` past the leading indices `prefix`, of length `len`.
+    fn windows<'a>(
+        &mut self,
+        call: &'a syn::ExprMethodCall,
+        name: &str,
+        var: VarId,
+        prefix: Vec<VarId>,
+        len: VarId,
+    ) -> Option<(VarId, Option<TokenStream>, Plan<'a>, Vec<Stage<'a>>)> {
+        let span = call.method.span();
+        let size = self.let_int(span, |this| this.expr(&call.args[0]));
+        let count_name = match name {
+            "windows" => "count_windows",
+            "chunks" => "count_chunks",
+            _ => "count_chunks_exact",
+        };
+        let count = self.int_call(count_name, len, size, span);
+        let (start, len) = if name == "windows" {
+            (Pos::Counter, None)
+        } else {
+            let start = Pos::Scale {
+                step: size,
+                inner: Box::new(Pos::Counter),
+            };
+            (start, (name == "chunks").then_some(len))
+        };
+        let plan = Plan::Window {
+            var,
+            prefix,
+            start,
+            len,
+            size,
+        };
+        Some((count, None, plan, Vec::new()))
+    }
+
     /// `receiver.method(args)` in a chain.
     fn adapter<'a>(
         &mut self,
@@ -490,15 +527,27 @@ impl Lowering {
                 if !arity(self, 1) {
                     return None;
                 }
+                // `m[i].windows(2)`: windows of a row of a 2-D array, a slice of rows or a
+                // field of a collection's elements (`ps[i].w`).
+                if let Expr::Index(index) = strip(&call.receiver) {
+                    if !matches!(strip(&index.index), Expr::Range(_)) {
+                        if let Some(var) = self.row_of(index) {
+                            let row = self.let_int(span, |this| this.expr(&index.index));
+                            let len = self.let_int(span, |this| {
+                                if this.vars[var].rows {
+                                    let row = this.read_var(row, span);
+                                    this.row_len_of(var, row, span)
+                                } else {
+                                    let len = this.row_len(index).expect("a row");
+                                    this.constant_len(len, span)
+                                }
+                            });
+                            return self.windows(call, &name, var, vec![row], len);
+                        }
+                    }
+                }
                 let var = self.sequence(&call.receiver)?;
-                let size = self.let_int(span, |this| this.expr(&call.args[0]));
                 let len = self.let_int(span, |this| this.len_of(var, span));
-                let count_name = match name.as_str() {
-                    "windows" => "count_windows",
-                    "chunks" => "count_chunks",
-                    _ => "count_chunks_exact",
-                };
-                let count = self.int_call(count_name, len, size, span);
                 // A row that a loop bound to a name (`for r in rows { r.windows(2) }`):
                 // windows of the row it names.
                 let (var, prefix) = match self.aliases.get(&var) {
@@ -515,23 +564,7 @@ impl Lowering {
                         return None;
                     }
                 };
-                let (start, len) = if name == "windows" {
-                    (Pos::Counter, None)
-                } else {
-                    let start = Pos::Scale {
-                        step: size,
-                        inner: Box::new(Pos::Counter),
-                    };
-                    (start, (name == "chunks").then_some(len))
-                };
-                let plan = Plan::Window {
-                    var,
-                    prefix,
-                    start,
-                    len,
-                    size,
-                };
-                Some((count, None, plan, Vec::new()))
+                self.windows(call, &name, var, prefix, len)
             }
             _ if moves_items || matches!(name.as_str(), "map" | "filter") => {
                 let (count, max_trips, plan, mut stages) = self.links(&call.receiver)?;

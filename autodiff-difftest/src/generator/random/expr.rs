@@ -347,6 +347,30 @@ impl Gen {
                 c
             };
         }
+        if roll == 2 && !self.straight {
+            let slices: Vec<Var> = self
+                .visible()
+                .into_iter()
+                .filter(|v| {
+                    matches!(
+                        v.kind,
+                        Kind::Array {
+                            len: ALen::Run,
+                            owner: Owner::Borrowed | Owner::Field,
+                            ..
+                        }
+                    )
+                })
+                .collect();
+            if !slices.is_empty() {
+                let c = Cond::Empty(self.pick(&slices).name);
+                return if self.chance(0.5) {
+                    Cond::Not(Box::new(c))
+                } else {
+                    c
+                };
+            }
+        }
         if roll < 5 && !ints.is_empty() {
             let v = self.pick(&ints);
             let op = self.pick(&["<", ">", "<=", ">=", "==", "!="]);

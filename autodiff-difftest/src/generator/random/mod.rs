@@ -388,7 +388,23 @@ impl Gen {
         }
         if roll < 7 && !ints.is_empty() {
             let v = self.pick(&ints);
+            // A variable of a loop over `0..xs.len()` is a `usize`; others may not be known
+            // to be one where they are read.
+            let method = matches!(v.kind, Kind::Int { hi: Hi::BelowN }) && self.chance(0.7);
             let mut i = IExpr::Var(v.name);
+            if self.chance(0.15) {
+                // `i.min(len - 1)`, or `k.max(1) % len`.
+                return if self.chance(0.5) {
+                    let last = IExpr::Pred(Box::new(len_expr(self)));
+                    IExpr::Min(Box::new(i), Box::new(last), method)
+                } else {
+                    let floor = IExpr::Lit(self.rng.random_range(0..3));
+                    IExpr::Rem(
+                        Box::new(IExpr::Max(Box::new(i), Box::new(floor), method)),
+                        Box::new(len_expr(self)),
+                    )
+                };
+            }
             if self.chance(0.5) {
                 let k = self.rng.random_range(1..3);
                 i = IExpr::Add(Box::new(i), Box::new(IExpr::Lit(k)));

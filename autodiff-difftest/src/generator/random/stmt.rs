@@ -198,7 +198,15 @@ impl Gen {
             78..=83 if nested && !self.loops.is_empty() && !self.sample => {
                 // break / continue under a condition
                 let c = self.cond(1);
-                let which = self.rng.random_range(0..self.loops.len());
+                // Out of a labelled value loop a third of the time there is one.
+                let valued: Vec<usize> = (0..self.loops.len())
+                    .filter(|&i| self.loops[i].value && self.loops[i].label.is_some())
+                    .collect();
+                let which = if !valued.is_empty() && self.chance(0.33) {
+                    self.pick(&valued)
+                } else {
+                    self.rng.random_range(0..self.loops.len())
+                };
                 let target = self.loops[which].clone();
                 let innermost = which == self.loops.len() - 1;
                 let label = if innermost && self.chance(0.6) {
@@ -212,10 +220,8 @@ impl Gen {
                 let exit = if self.chance(0.3) {
                     Stmt::Continue(label)
                 } else if target.value {
-                    if !innermost {
-                        return;
-                    }
-                    Stmt::Break(None, Some(self.expr(2)))
+                    // `break 'l e` out of an inner loop, or of the value loop itself.
+                    Stmt::Break(label, Some(self.expr(2)))
                 } else {
                     Stmt::Break(label, None)
                 };
@@ -387,6 +393,9 @@ impl Gen {
         let roll = self.rng.random_range(0..10);
         let slice_param = self.slice_param_name();
         let has_slice = slice_param.is_some();
+        if self.chance(0.4) && self.newer_local_array(&name, out) {
+            return;
+        }
         let (init, len, inner, owner) = if roll < 4 {
             let n = self.length();
             (
@@ -433,9 +442,14 @@ impl Gen {
             )
         };
         let mutable = !matches!(init, ArrayInit::Literal(_)) || self.chance(0.5);
+        let typed = self.chance(0.3).then(|| match &len {
+            ALen::Fixed(n) => (Some(n.clone()), inner),
+            ALen::Run => (None, None),
+        });
         out.push(Stmt::LetArray {
             name: name.clone(),
             mutable,
+            typed,
             init,
         });
         self.declare(
@@ -448,6 +462,102 @@ impl Gen {
             },
             mutable,
         );
+    }
+
+    /// `let h = [[a, b], [c, d]];`, `let h = w;` (`*w`), `let h = m[i];`, or
+    /// `let h = xs.to_vec();`, typed or not: the forms of local arrays added later.
+    /// Whether it wrote one.
+    fn newer_local_array(&mut self, name: &str, out: &mut Vec<Stmt>) -> bool {
+        let arrays = self.arrays();
+        let (init, len, inner, owner) = match self.rng.random_range(0..4) {
+            0 => {
+                let n = self.rng.random_range(1..4);
+                let k = self.rng.random_range(1..4);
+                let rows = (0..n)
+                    .map(|_| (0..k).map(|_| self.expr(1)).collect())
+                    .collect();
+                (
+                    ArrayInit::Literal2(rows),
+                    ALen::Fixed(Len::Lit(n)),
+                    Some(k),
+                    Owner::Array,
+                )
+            }
+            1 => {
+                // A whole array of a fixed length, a value or behind a reference.
+                let whole: Vec<Var> = arrays
+                    .into_iter()
+                    .filter(|v| {
+                        matches!(&v.kind, Kind::Array { len: ALen::Fixed(n), owner: Owner::Array | Owner::Borrowed, .. } if !matches!(n, Len::Generic(_)))
+                            && !v.name.contains('.')
+                    })
+                    .collect();
+                if whole.is_empty() {
+                    return false;
+                }
+                let v = self.pick(&whole);
+                let Kind::Array {
+                    len, inner, owner, ..
+                } = v.kind
+                else {
+                    unreachable!()
+                };
+                let deref = owner == Owner::Borrowed;
+                (ArrayInit::Copy(v.name, deref), len, inner, Owner::Array)
+            }
+            2 => {
+                // A row of a 2-D array or of a slice of rows.
+                let nested: Vec<Var> = arrays
+                    .into_iter()
+                    .filter(|v| {
+                        matches!(&v.kind, Kind::Array { inner: Some(_), owner, len, .. } if *owner != Owner::Grown && !matches!(len, ALen::Fixed(Len::Generic(_))))
+                    })
+                    .collect();
+                if nested.is_empty() {
+                    return false;
+                }
+                let v = self.pick(&nested);
+                let Kind::Array { len, inner, .. } = v.kind else {
+                    unreachable!()
+                };
+                let i = self.index(&len);
+                let k = inner.expect("rows");
+                (
+                    ArrayInit::Row(v.name, i),
+                    ALen::Fixed(Len::Lit(k)),
+                    None,
+                    Owner::Array,
+                )
+            }
+            _ => {
+                let Some(of) = self.number_slice() else {
+                    return false;
+                };
+                (ArrayInit::ToVec(of), ALen::Run, None, Owner::Vec)
+            }
+        };
+        let mutable = self.chance(0.5);
+        let typed = self.chance(0.4).then(|| match &len {
+            ALen::Fixed(n) => (Some(n.clone()), inner),
+            ALen::Run => (None, None),
+        });
+        out.push(Stmt::LetArray {
+            name: name.to_string(),
+            mutable,
+            typed,
+            init,
+        });
+        self.declare(
+            name,
+            Kind::Array {
+                len,
+                inner,
+                owner,
+                local: true,
+            },
+            mutable,
+        );
+        true
     }
 
     pub(super) fn length(&mut self) -> Len {
@@ -795,7 +905,16 @@ impl Gen {
                     format!("{}.iter().zip({}.iter())", src.name, partner.name),
                 )
             }
-            5 | 6 if inner.is_none() && len == ALen::Run => {
+            // Windows and chunks of a slice, or of an array of at least 2 (a parameter, a
+            // field, a local array or vector).
+            5 | 6
+                if inner.is_none()
+                    && owner != Owner::Window
+                    && match &len {
+                        ALen::Run => true,
+                        ALen::Fixed(n) => n.value() >= 2 && !matches!(n, Len::Generic(_)),
+                    } =>
+            {
                 let k = self.rng.random_range(1..3);
                 let (method, known) = match self.rng.random_range(0..3) {
                     0 => ("windows", k),
@@ -878,7 +997,8 @@ impl Gen {
         out.push(Stmt::While(cond, body));
     }
 
-    /// `let mut k = 0; [let r =] loop { k += 1; if k > B { break [e]; } … }`
+    /// `let mut k = 0; [let r =] ['l:] loop { k += 1; if k > B { break [e]; } … }`, whose
+    /// body's loops may leave it with `break 'l e`.
     pub(super) fn loop_loop(&mut self, depth: usize, out: &mut Vec<Stmt>) {
         let (k, bound) = self.counter(out);
         let value = if self.chance(0.4) {
@@ -886,7 +1006,12 @@ impl Gen {
         } else {
             None
         };
-        let label = if value.is_none() { self.label() } else { None };
+        // A value loop is labelled more often, for `break 'l e` out of the loops inside.
+        let label = if value.is_some() && self.chance(0.6) {
+            Some(self.fresh("'l"))
+        } else {
+            self.label()
+        };
         self.push_scope();
         self.declare_counter(&k, bound);
         self.control += 1;
@@ -909,6 +1034,32 @@ impl Gen {
             ),
         ];
         body.extend(self.block(depth + 1, n));
+        if value.is_some() && label.is_some() && depth < 2 && self.chance(0.5) {
+            // `for i in 0..b { if c { break 'l e; } … }`: the value out of an inner loop.
+            let i = self.fresh("i");
+            let b = self.rng.random_range(1..4);
+            self.push_scope();
+            self.declare(&i, Kind::Int { hi: Hi::Max(b - 1) }, false);
+            self.loops.push(LoopCtx {
+                label: None,
+                value: false,
+            });
+            let c = self.cond(1);
+            let e = self.expr(2);
+            let mut inner = vec![Stmt::If(
+                vec![(c, vec![Stmt::Break(label.clone(), Some(e))])],
+                None,
+            )];
+            inner.extend(self.block(depth + 2, 1));
+            self.loops.pop();
+            self.pop_scope();
+            body.push(Stmt::For {
+                label: None,
+                pattern: i,
+                iter: format!("0..{b}"),
+                body: inner,
+            });
+        }
         self.control -= 1;
         self.loops.pop();
         self.pop_scope();
