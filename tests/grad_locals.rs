@@ -394,3 +394,30 @@ fn vectors_collected_into_locals_and_literals_taken_apart() {
     let (_, tangent) = collected_jvp(w, &t, &y, [0.0, 1.0]);
     assert_close(tangent, d_w[1], 1e-13, "tangent along w1");
 }
+
+/// `let h = *w;` copies an array behind a reference (as `let h = w;` copies one by value):
+/// writes to the copy leave the parameter as it was, and both are read after.
+#[grad]
+fn dereferenced(w: &[f64; 3], m: &[[f64; 2]; 2]) -> f64 {
+    let mut h = *w;
+    h[0] *= h[1];
+    let row: [f64; 2] = m[1];
+    let mut copy: [[f64; 2]; 2] = *m;
+    copy[0][1] += row[0];
+    h[0] + w[0] * h[2] + copy[0][1] * row[1]
+}
+
+#[test]
+fn a_copy_through_a_dereference() {
+    let (w, m) = ([0.5, -1.5, 2.0], [[1.0, 0.25], [-0.5, 3.0]]);
+    let (value, dw, dm) = dereferenced_grad(&w, &m);
+    // f = w0·w1 + w0·w2 + (m01 + m10)·m11.
+    assert_close(value, dereferenced(&w, &m), 0.0, "value");
+    assert_all_close(&dw, &[w[1] + w[2], w[0], w[0]], 1e-15, "∂f/∂w");
+    assert_all_close(
+        &[dm[0][0], dm[0][1], dm[1][0], dm[1][1]],
+        &[0.0, m[1][1], m[1][1], m[0][1] + m[1][0]],
+        1e-15,
+        "∂f/∂m",
+    );
+}

@@ -651,7 +651,15 @@ impl Lowering {
         // `let v = w;` of an array of numbers, `let row = h[t];` of a row of a 2-D array
         // or of a slice of arrays: a local array, a copy.
         // (`let row = &h[t];`: the same copy.)
-        let copied = super::control::strip_shared(&init.expr);
+        // (`let v = *w;` of a reference to an array: the same copy.)
+        let copied = match super::control::strip_shared(&init.expr) {
+            Expr::Unary(syn::ExprUnary {
+                op: syn::UnOp::Deref(_),
+                expr,
+                ..
+            }) => strip_expr(expr),
+            expr => expr,
+        };
         if let Some(dims) = self.copied_array(copied) {
             self.array_copy(ident.as_ref(), copied, &dims);
             return;
@@ -713,6 +721,7 @@ impl Lowering {
             return;
         }
 
+        let errors = self.errors.count();
         let (value, nodes) = self.collect(|this| {
             let value = this.expr(&init.expr);
             this.declared_type(value, ty, &init.expr)
@@ -721,6 +730,10 @@ impl Lowering {
         let kind = kind_of(num);
         let stable = kind == VarKind::Int && !mutable && self.recomputable(value);
         let var = self.declare_named(ident.as_ref(), kind, Vec::new(), num);
+        if self.errors.count() > errors {
+            // Its value was reported: its uses are not reported again.
+            self.silent.push(var);
+        }
         self.vars[var].mutable = mutable;
         self.vars[var].stable = stable;
         self.emit(Stmt::Let {
