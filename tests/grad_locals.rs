@@ -421,3 +421,38 @@ fn a_copy_through_a_dereference() {
         "∂f/∂m",
     );
 }
+
+/// A row bound by a loop copied whole, `let r = *row;` and `let r = row;` of `for &row`:
+/// writes to the copy leave the rows as they were.
+#[grad]
+fn copied_rows(rows: &[[f64; 2]], w: [f64; 2]) -> f64 {
+    let mut s = 0.0;
+    for row in rows {
+        let mut r = *row;
+        r[0] *= w[0];
+        s += r[0] * r[1] + row[0] * w[1];
+    }
+    for &row in rows.iter() {
+        let r: [f64; 2] = row;
+        s += (r[1] - w[1]).powi(2);
+    }
+    s
+}
+
+#[test]
+fn copies_of_rows_bound_by_loops() {
+    let rows = vec![[0.5, -1.0], [2.0, 0.25], [-0.75, 1.5]];
+    let w = [1.5, -0.5];
+    let (value, d_rows, d_w) = copied_rows_grad(&rows, w);
+    assert_close(value, copied_rows(&rows, w), 0.0, "value");
+    let flat: Vec<f64> = rows.iter().flatten().chain(&w).copied().collect();
+    let fd = fd_gradient(
+        |p| copied_rows(&[[p[0], p[1]], [p[2], p[3]], [p[4], p[5]]], [p[6], p[7]]),
+        &flat,
+    );
+    let got: Vec<f64> = d_rows.iter().flatten().chain(&d_w).copied().collect();
+    assert_all_close(&got, &fd, 1e-6, "∂f against differences");
+    // By hand: ∂f/∂w0 = Σ r0·r1.
+    let by_hand: f64 = rows.iter().map(|r| r[0] * r[1]).sum();
+    assert_close(d_w[0], by_hand, 1e-12, "∂f/∂w0");
+}

@@ -390,6 +390,24 @@ pub enum Stmt {
     Destructure(Vec<Option<String>>, String),
     /// `let [a, _, c] = [e1, e2, e3];`
     DestructureLiteral(Vec<Option<String>>, Vec<Expr>),
+    /// `let c = |q[: f64]| body; let v = c(a1) op c(a2) …;`: a closure bound to a name and
+    /// called at once, its value bound to `v`.
+    LetClosure {
+        /// The closure's name.
+        name: String,
+        /// Its parameter.
+        param: String,
+        /// The parameter written with its type.
+        typed: bool,
+        /// Its value, of the parameter and of what it captures.
+        body: Expr,
+        /// The arguments of its calls.
+        args: Vec<Expr>,
+        /// How their values combine: `+` or `*`.
+        op: &'static str,
+        /// The variable bound to the calls' value.
+        result: String,
+    },
     /// `place op= e;` (`op` is `""` for plain `=`).
     Assign(Place, &'static str, Expr),
     /// `k += 1;`
@@ -584,6 +602,10 @@ pub fn visit_stmts(stmts: &[Stmt], f: &mut dyn FnMut(&Expr)) {
             | Stmt::DestructureLiteral(_, items)
             | Stmt::LetTuple(_, TupleInit::Exprs(items)) => {
                 items.iter().for_each(|e| visit_expr(e, f))
+            }
+            Stmt::LetClosure { body, args, .. } => {
+                visit_expr(body, f);
+                args.iter().for_each(|e| visit_expr(e, f));
             }
             Stmt::LetArray {
                 init: ArrayInit::Collect { value, .. },

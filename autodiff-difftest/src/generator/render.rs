@@ -531,6 +531,32 @@ impl Writer {
                 let names: Vec<&str> = names.iter().map(|n| n.as_deref().unwrap_or("_")).collect();
                 self.line(&format!("let [{}] = {array};", names.join(", ")));
             }
+            Stmt::LetClosure {
+                name,
+                param,
+                typed,
+                body,
+                args,
+                op,
+                result,
+            } => {
+                let ty = if *typed {
+                    format!(": {}", real_type(self.target))
+                } else {
+                    String::new()
+                };
+                self.line(&format!("let {name} = |{param}{ty}| {};", self.root(body)));
+                let calls: Vec<String> = args
+                    .iter()
+                    .map(|a| format!("{name}({})", self.root(a)))
+                    .collect();
+                let value = calls.join(&format!(" {op} "));
+                if self.tape() {
+                    self.line(&format!("let {result} = t.v({value});"));
+                } else {
+                    self.line(&format!("let {result} = {value};"));
+                }
+            }
             Stmt::DestructureLiteral(names, values) => {
                 let names: Vec<&str> = names.iter().map(|n| n.as_deref().unwrap_or("_")).collect();
                 let values: Vec<String> = values.iter().map(|e| self.root(e)).collect();

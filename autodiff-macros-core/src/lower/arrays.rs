@@ -67,7 +67,13 @@ impl Lowering {
             _ => return None,
         };
         let v = &self.vars[var];
-        if v.kind != VarKind::Real || self.aliases.contains_key(&var) {
+        // A row bound by a loop (`let r = *row;`) is copied as an array is; a window or
+        // chunk is not.
+        let window = self
+            .aliases
+            .get(&var)
+            .is_some_and(|alias| alias.offset.is_some());
+        if v.kind != VarKind::Real || window {
             return None;
         }
         let rest = match (v.slice, indices.len()) {

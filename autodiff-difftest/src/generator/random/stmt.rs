@@ -63,6 +63,10 @@ impl Gen {
             self.tuple_call(out);
             return;
         }
+        if (8..11).contains(&extra) && !self.straight {
+            self.named_closure(out);
+            return;
+        }
         if extra >= 90 && depth == 0 && self.control == 0 && !self.straight {
             self.push_vector(out);
             return;
@@ -337,6 +341,35 @@ impl Gen {
                 }
             }
         }
+    }
+
+    /// `let c = |q| e; let v = c(a1) + c(a2);`: a closure of one number, capturing what
+    /// is in scope, called at once (never after a capture is assigned).
+    fn named_closure(&mut self, out: &mut Vec<Stmt>) {
+        let name = self.fresh("c");
+        let param = self.fresh("q");
+        self.push_scope();
+        self.in_closure += 1;
+        self.declare(&param, Kind::Real { deref: false }, false);
+        let body = self.expr(2);
+        self.in_closure -= 1;
+        self.pop_scope();
+        let count = self.rng.random_range(1..4);
+        let args = (0..count).map(|_| self.expr(1)).collect();
+        let op = if self.chance(0.7) { "+" } else { "*" };
+        let result = self.fresh("v");
+        // Typed: a method of an untyped parameter (`|q| q.tanh()`) does not compile.
+        let typed = true;
+        out.push(Stmt::LetClosure {
+            name,
+            param,
+            typed,
+            body,
+            args,
+            op,
+            result: result.clone(),
+        });
+        self.declare(&result, Kind::Real { deref: false }, false);
     }
 
     /// A branch of a deferred `let` (`let d; if c { …; d = e; } else { …; d = e; }`): a
