@@ -497,3 +497,40 @@ fn windows_of_a_row_at_an_index() {
     assert_close(d_w[0], want[0], 1e-12, "∂w0");
     assert_close(d_w[1], want[1], 1e-12, "∂w1");
 }
+
+/// A callee whose only parameter besides numbers is the rows: it gets a pullback, and a
+/// caller passes it all the rows with no buffer and no tangent (the rows are data on
+/// both sides). f = x + x²·Σ rows, g = f·x.
+#[grad(jvp, hvp)]
+fn rows_only_callee(x: f64, rows: &Vec<Vec<f64>>) -> f64 {
+    let mut s = x;
+    for r in rows.iter() {
+        for &v in r.iter() {
+            s += v * x * x;
+        }
+    }
+    s
+}
+
+#[grad(jvp, hvp, jacobian)]
+fn rows_only_caller(x: f64, rows: &Vec<Vec<f64>>) -> f64 {
+    rows_only_callee(x, rows) * x
+}
+
+#[test]
+fn all_the_rows_passed_to_a_callee_of_numbers_and_rows() {
+    let (rows, _) = samples();
+    let total: f64 = rows.iter().flatten().sum();
+    let x = 0.3;
+    let f = x + x * x * total;
+    let (df, d2f) = (1.0 + 2.0 * x * total, 2.0 * total);
+    let (value, g) = rows_only_caller_grad(x, &rows);
+    assert_close(value, f * x, 1e-15, "value");
+    assert_close(g, f + x * df, 1e-14, "g'");
+    let (_, tangent) = rows_only_caller_jvp(x, &rows, 2.0);
+    assert_close(tangent, 2.0 * (f + x * df), 1e-14, "jvp");
+    let (_, _, hv) = rows_only_caller_hvp(x, &rows, 1.0);
+    assert_close(hv, 2.0 * df + x * d2f, 1e-13, "g''");
+    let (_, jacobian) = rows_only_caller_jacobian(x, &rows);
+    assert_close(jacobian, f + x * df, 1e-14, "jacobian");
+}

@@ -128,13 +128,22 @@ fn draw(case: &Case, rng: &mut StdRng) -> Args {
             Spec::Real(count) => real(count),
             Spec::Run(k) => real(n * k),
             Spec::Struct { fixed, run, .. } => real(fixed + n * run),
-            Spec::Int(..) | Spec::Bool => ArgValue::Int(0),
+            Spec::Int(..) | Spec::Bool | Spec::Ragged => ArgValue::Int(0),
         });
     }
     for (value, spec) in values.iter_mut().zip(case.params) {
         match *spec {
             Spec::Int(lo, hi) => *value = ArgValue::Int(rng.random_range(lo..=hi)),
             Spec::Bool => *value = ArgValue::Flag(rng.random_bool(0.5)),
+            Spec::Ragged => {
+                let rows = (0..n)
+                    .map(|_| {
+                        let len = rng.random_range(1..4);
+                        (0..len).map(|_| rng.random_range(-1.5..1.5)).collect()
+                    })
+                    .collect();
+                *value = ArgValue::Rows(rows);
+            }
             Spec::Struct { ints, flags, .. } => {
                 let ArgValue::Real(numbers) = std::mem::replace(value, ArgValue::Int(0)) else {
                     unreachable!()
@@ -151,6 +160,11 @@ fn draw(case: &Case, rng: &mut StdRng) -> Args {
         for value in &mut values {
             if let ArgValue::Real(v) | ArgValue::Struct(v, ..) = value {
                 v.iter_mut().for_each(|x| *x = f64::from(*x as f32));
+            }
+            if let ArgValue::Rows(rows) = value {
+                rows.iter_mut()
+                    .flatten()
+                    .for_each(|x| *x = f64::from(*x as f32));
             }
         }
     }

@@ -87,6 +87,9 @@ pub enum Spec {
     Int(usize, usize),
     /// A `bool`.
     Bool,
+    /// Rows of run-time length, as many as the run-time length of the point, each of one
+    /// to three numbers (data).
+    Ragged,
     /// The program's struct: `fixed` numbers, `run` more per element of the run-time
     /// length (its `Vec` fields), one `usize` in `0..=hi` per entry of `ints`, and
     /// `flags` `bool`s.
@@ -185,6 +188,8 @@ pub enum ArgValue {
     /// A struct: its numbers in the order of its flat view, its integer and `bool`
     /// fields.
     Struct(Vec<f64>, Vec<usize>, Vec<bool>),
+    /// Rows of run-time length (data).
+    Rows(Vec<Vec<f64>>),
 }
 
 /// The arguments of a call, one per parameter.
@@ -266,6 +271,22 @@ impl Args {
         self.real(i)
             .chunks_exact(K)
             .map(|r| r.try_into().expect("row"))
+            .collect()
+    }
+
+    /// Parameter `i` as rows of run-time length.
+    pub fn ragged(&self, i: usize) -> &Vec<Vec<f64>> {
+        match &self.0[i] {
+            ArgValue::Rows(rows) => rows,
+            other => panic!("parameter {i} is not rows: {other:?}"),
+        }
+    }
+
+    /// Parameter `i` as rows of run-time length of `f32`s.
+    pub fn ragged32(&self, i: usize) -> Vec<Vec<f32>> {
+        self.ragged(i)
+            .iter()
+            .map(|row| row.iter().map(|&v| v as f32).collect())
             .collect()
     }
 

@@ -87,6 +87,21 @@ pub enum ParamKind {
     /// `ms: &[S]` (or `&Vec<S>`): a collection of the program's struct, of the program's
     /// run-time length.
     Structs(Pass),
+    /// Rows of run-time length (`&[Vec<f64>]`, `&Vec<Vec<f64>>`, `&[&[f64]]`), as many as
+    /// the program's run-time length, each of one to three numbers: data, never
+    /// differentiated.
+    Ragged(RowsOf),
+}
+
+/// How rows of run-time length are passed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowsOf {
+    /// `&[Vec<f64>]`.
+    Vecs,
+    /// `&Vec<Vec<f64>>`.
+    VecOfVecs,
+    /// `&[&[f64]]`.
+    Slices,
 }
 
 /// A parameter of a generated function.
@@ -125,6 +140,8 @@ pub enum IExpr {
     Max(Box<IExpr>, Box<IExpr>, bool),
     /// `(a - 1)` of an `a` of at least 1: the last index of a length.
     Pred(Box<IExpr>),
+    /// `rows[i].len()` of rows of run-time length.
+    RowLen(String, Box<IExpr>),
     /// `(stop_gradient(e).sigmoid() * 2.99) as usize`: an index computed from a number,
     /// below `n` (converting a differentiated number to an integer is an error, so the
     /// number is a constant, as data would be).
@@ -185,6 +202,8 @@ pub const KINKS: &[&str] = &[
 pub enum Expr {
     /// A float literal, as written (`0.5`, `2.0_f64`, `5e-1`).
     Lit(String),
+    /// `rows[i][j]` of rows of run-time length (data: a constant).
+    Ragged(String, IExpr, IExpr),
     /// A constant path (`PI`, `std::f64::consts::E`, `f64::EPSILON`, `C0`).
     Path(String),
     /// A variable; `deref` for a binding of type `&f64` (rendered `*x`).
@@ -390,6 +409,23 @@ pub enum Stmt {
     Destructure(Vec<Option<String>>, String),
     /// `let [a, _, c] = [e1, e2, e3];`
     DestructureLiteral(Vec<Option<String>>, Vec<Expr>),
+    /// `for row in rows.iter() { for &x in row.iter() { body } }`, or by index
+    /// (`for i in 0..rows.len() { for j in 0..rows[i].len() { let x = rows[i][j]; body } }`):
+    /// the numbers of rows of run-time length, `x` a constant in `body`.
+    RaggedLoop {
+        /// The rows.
+        rows: String,
+        /// The row (or the rows' index).
+        row: String,
+        /// The index in the row (by index).
+        column: String,
+        /// The number.
+        item: String,
+        /// By index rather than by iterators.
+        by_index: bool,
+        /// The body.
+        body: Vec<Stmt>,
+    },
     /// `let c = |q[: f64]| body; let v = c(a1) op c(a2) …;`: a closure bound to a name and
     /// called at once, its value bound to `v`.
     LetClosure {
@@ -622,9 +658,10 @@ pub fn visit_stmts(stmts: &[Stmt], f: &mut dyn FnMut(&Expr)) {
                     }
                 }
             }
-            Stmt::For { body, .. } | Stmt::Loop { body, .. } | Stmt::Block(body) => {
-                visit_stmts(body, f)
-            }
+            Stmt::For { body, .. }
+            | Stmt::Loop { body, .. }
+            | Stmt::Block(body)
+            | Stmt::RaggedLoop { body, .. } => visit_stmts(body, f),
             Stmt::While(c, body) => {
                 visit_cond(c, f);
                 visit_stmts(body, f);
@@ -750,10 +787,12 @@ impl Program {
     /// Whether its main function has a pullback `_vjp`: it takes more than numbers (an
     /// array, a slice, a struct, an integer or a flag).
     pub fn pullback_applies(&self) -> bool {
-        self.main
-            .params
-            .iter()
-            .any(|p| !matches!(p.kind, ParamKind::Real(Shape::Scalar, _)))
+        self.main.params.iter().any(|p| {
+            !matches!(
+                p.kind,
+                ParamKind::Real(Shape::Scalar, _) | ParamKind::Ragged(_)
+            )
+        })
     }
 
     /// Whether the program gets a vector function of its main function's value, whose

@@ -3,7 +3,9 @@
 //! original, the gradient flattened, forward mode along tangents, the `Tape` gradient
 //! flattened), plus its entry in the table of cases.
 
-use super::ast::{Field, Param, ParamKind, Pass, Program, Shape, StructDef, Target, STRUCT};
+use super::ast::{
+    Field, Param, ParamKind, Pass, Program, RowsOf, Shape, StructDef, Target, STRUCT,
+};
 use super::render::{param_type, render_function};
 use std::fmt::Write as _;
 
@@ -92,7 +94,10 @@ pub fn module(name: &str, program: &Program) -> String {
         let _ = writeln!(s, "pub fn vjp(a: &Args) -> (f64, Vec<f64>) {{");
         let mut buffers = Vec::new();
         for (i, p) in main.params.iter().enumerate() {
-            if matches!(p.kind, ParamKind::Int { .. } | ParamKind::Bool) {
+            if matches!(
+                p.kind,
+                ParamKind::Int { .. } | ParamKind::Bool | ParamKind::Ragged(_)
+            ) {
                 continue;
             }
             let _ = writeln!(s, "    let mut d{i} = {};", a_owned(i, p, single));
@@ -228,6 +233,19 @@ fn grad_arg(a: &str, i: usize, p: &Param, single: bool) -> String {
         ParamKind::Bool => format!("{a}.flag({i})"),
         ParamKind::Struct => format!("&make_{}({a}, {i})", STRUCT.to_lowercase()),
         ParamKind::Structs(_) => format!("&make_{}_vec({a}, {i})", STRUCT.to_lowercase()),
+        ParamKind::Ragged(rows) => {
+            let owned = if single {
+                format!("{a}.ragged32({i})")
+            } else {
+                format!("{a}.ragged({i}).clone()")
+            };
+            match rows {
+                RowsOf::Slices => {
+                    format!("&{owned}.iter().map(|r| r.as_slice()).collect::<Vec<_>>()")
+                }
+                _ => format!("&{owned}"),
+            }
+        }
         ParamKind::Real(shape, pass) if single => {
             let amp = if *pass == Pass::Value { "" } else { "&" };
             match shape {
@@ -316,6 +334,7 @@ pub fn case(name: &str, program: &Program, source: &str) -> String {
         .iter()
         .map(|p| match &p.kind {
             ParamKind::Int { lo, hi } => format!("Spec::Int({lo}, {hi})"),
+            ParamKind::Ragged(_) => "Spec::Ragged".into(),
             ParamKind::Bool => "Spec::Bool".into(),
             ParamKind::Real(Shape::Scalar, _) => "Spec::Real(1)".into(),
             ParamKind::Real(Shape::Array(n), _) => format!("Spec::Real({})", n.value()),

@@ -26,7 +26,12 @@ pub(crate) struct Writer {
 /// `Tape` twin records no distance for it).
 pub fn is_constant(e: &Expr) -> bool {
     match e {
-        Expr::Lit(_) | Expr::Path(_) | Expr::Table(..) | Expr::FromInt(_) | Expr::Stop(_) => true,
+        Expr::Lit(_)
+        | Expr::Path(_)
+        | Expr::Table(..)
+        | Expr::FromInt(_)
+        | Expr::Stop(_)
+        | Expr::Ragged(..) => true,
         Expr::Bin(_, a, b) => is_constant(a) && is_constant(b),
         Expr::Neg(a) | Expr::Powi(a, _) => is_constant(a),
         Expr::Op { args, .. } => args.iter().all(is_constant),
@@ -62,6 +67,12 @@ pub fn param_type(kind: &ParamKind, target: Target) -> String {
         ParamKind::Struct => match target {
             Target::Grad => format!("&{STRUCT}"),
             Target::Tape => format!("&{STRUCT}Tape<'t>"),
+        },
+        // Data: `f64`s on the tape too.
+        ParamKind::Ragged(rows) => match rows {
+            RowsOf::Vecs => "&[Vec<f64>]".into(),
+            RowsOf::VecOfVecs => "&Vec<Vec<f64>>".into(),
+            RowsOf::Slices => "&[&[f64]]".into(),
         },
         ParamKind::Structs(pass) => {
             let element = match target {
@@ -255,6 +266,14 @@ impl Writer {
                     format!("stop_gradient({})", self.expr(a))
                 }
             }
+            Expr::Ragged(rows, i, j) => {
+                let read = format!("{rows}[{}][{}]", self.iexpr(i), self.iexpr(j));
+                if self.tape() {
+                    format!("t.c({read})")
+                } else {
+                    read
+                }
+            }
             Expr::FromInt(i) => {
                 if self.tape() {
                     format!("t.c({} as f64)", self.iexpr(i))
@@ -370,6 +389,7 @@ impl Writer {
                 }
             }
             IExpr::Pred(a) => format!("({} - 1)", self.iexpr(a)),
+            IExpr::RowLen(rows, i) => format!("{rows}[{}].len()", self.iexpr(i)),
             IExpr::FromReal(number, n) => {
                 let e = self.expr(number);
                 let scale = format!("{}.99", n - 1);
@@ -530,6 +550,43 @@ impl Writer {
             Stmt::Destructure(names, array) => {
                 let names: Vec<&str> = names.iter().map(|n| n.as_deref().unwrap_or("_")).collect();
                 self.line(&format!("let [{}] = {array};", names.join(", ")));
+            }
+            Stmt::RaggedLoop {
+                rows,
+                row,
+                column,
+                item,
+                by_index,
+                body,
+            } => {
+                // On the tape the number is a constant node.
+                let item_raw = if self.tape() {
+                    format!("{item}_raw")
+                } else {
+                    item.clone()
+                };
+                if *by_index {
+                    self.line(&format!("for {row} in 0..{rows}.len() {{"));
+                    self.indent += 1;
+                    self.line(&format!("for {column} in 0..{rows}[{row}].len() {{"));
+                    self.indent += 1;
+                    self.line(&format!("let {item_raw} = {rows}[{row}][{column}];"));
+                } else {
+                    self.line(&format!("for {row} in {rows}.iter() {{"));
+                    self.indent += 1;
+                    self.line(&format!("for &{item_raw} in {row}.iter() {{"));
+                    self.indent += 1;
+                }
+                if self.tape() {
+                    self.line(&format!("let {item} = t.c({item_raw});"));
+                }
+                for s in body {
+                    self.stmt(s);
+                }
+                self.indent -= 1;
+                self.line("}");
+                self.indent -= 1;
+                self.line("}");
             }
             Stmt::LetClosure {
                 name,

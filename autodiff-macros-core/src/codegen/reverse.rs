@@ -799,7 +799,9 @@ impl Generator<'_> {
         let var = &function.vars[place.var];
         let is_struct = function.struct_param(place.var).is_some()
             || function.field(place.var).is_some_and(|f| f.strukt);
-        if !matches!(var.kind, VarKind::Real | VarKind::Data) && !is_struct {
+        // Rows of run-time length passed whole are the callee's rows, data too: no buffer.
+        let all_rows = var.kind == VarKind::Data && place.indices.is_empty();
+        if !matches!(var.kind, VarKind::Real | VarKind::Data) && !is_struct || all_rows {
             return None;
         }
         let value = self.place(place, self.var_slot(place.var));

@@ -36,8 +36,8 @@ pub fn buffered_params(function: &Function) -> Vec<usize> {
         .collect()
 }
 
-/// Whether the function has a pullback: it takes an array, a slice, a struct, an integer
-/// or a flag (a function of numbers alone is differentiated through `_grad` by its
+/// Whether the function has a pullback: it takes an array, a slice, a struct, an integer,
+/// a flag or rows of run-time length (a function of numbers alone is differentiated through `_grad` by its
 /// callers).
 fn has_pullback(function: &Function) -> bool {
     function.outputs > 1
@@ -45,7 +45,7 @@ fn has_pullback(function: &Function) -> bool {
         || function.params.iter().any(|p| {
             let var = &function.vars[p.var];
             p.strukt.is_some()
-                || matches!(var.kind, VarKind::Int | VarKind::Bool)
+                || matches!(var.kind, VarKind::Int | VarKind::Bool | VarKind::Data)
                 || (var.kind == VarKind::Real && (var.slice || !var.dims.is_empty()))
         })
 }

@@ -9,13 +9,27 @@ impl Gen {
     pub(super) fn leaf(&mut self) -> Expr {
         let visible = self.visible();
         let (mut reals, mut arrays, mut ints) = (Vec::new(), Vec::new(), Vec::new());
+        let mut ragged = Vec::new();
         for v in visible {
             match v.kind {
                 Kind::Real { .. } => reals.push(v),
                 Kind::Array { .. } => arrays.push(v),
                 Kind::Int { .. } => ints.push(v),
-                Kind::Bool | Kind::Struct => {}
+                Kind::Ragged if !self.straight => ragged.push(v),
+                Kind::Bool | Kind::Struct | Kind::Ragged => {}
             }
+        }
+        if !ragged.is_empty() && self.chance(0.1) {
+            // `rows[i][j]`, both indices in bounds by `%`.
+            let rows = self.pick(&ragged).name;
+            let any = |g: &mut Gen| match g.ints().as_slice() {
+                [] => IExpr::Lit(g.rng.random_range(0..4)),
+                ints => IExpr::Var(ints[g.rng.random_range(0..ints.len())].name.clone()),
+            };
+            let i = IExpr::Rem(Box::new(any(self)), Box::new(IExpr::Len(rows.clone())));
+            let len = IExpr::RowLen(rows.clone(), Box::new(i.clone()));
+            let j = IExpr::Rem(Box::new(any(self)), Box::new(len));
+            return Expr::Ragged(rows, i, j);
         }
         let roll = self.rng.random_range(0..20);
         if roll < 9 && !reals.is_empty() {

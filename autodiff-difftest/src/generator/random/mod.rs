@@ -71,6 +71,8 @@ enum Kind {
     Bool,
     /// A struct parameter, or `self` (its fields are variables of their own, `m.w`).
     Struct,
+    /// Rows of run-time length (data).
+    Ragged,
 }
 
 #[derive(Clone, Debug)]
@@ -516,6 +518,7 @@ fn prefix(kind: &ParamKind) -> &'static str {
         ParamKind::Bool => "flag",
         ParamKind::Struct => "m",
         ParamKind::Structs(_) => "ms",
+        ParamKind::Ragged(_) => "rows",
     }
 }
 
@@ -627,6 +630,7 @@ fn declare_params(g: &mut Gen, params: &[Param]) {
             },
             ParamKind::Int { hi, .. } => Kind::Int { hi: Hi::Max(*hi) },
             ParamKind::Bool => Kind::Bool,
+            ParamKind::Ragged(_) => Kind::Ragged,
             ParamKind::Struct => {
                 declare_struct(g, &p.name);
                 continue;
@@ -820,6 +824,19 @@ fn random_function(g: &mut Gen, name: &str, role: Role) -> Function {
             Param {
                 name: String::new(),
                 kind,
+                mutable: false,
+            },
+        );
+    }
+    if !helper && !role.method && g.long.is_none() && g.chance(0.15) {
+        // Rows of run-time length, data.
+        let at = g.rng.random_range(1..=params.len());
+        let rows = g.pick(&[RowsOf::Vecs, RowsOf::VecOfVecs, RowsOf::Slices]);
+        params.insert(
+            at,
+            Param {
+                name: String::new(),
+                kind: ParamKind::Ragged(rows),
                 mutable: false,
             },
         );

@@ -67,6 +67,18 @@ impl Gen {
             self.named_closure(out);
             return;
         }
+        if (11..15).contains(&extra) && depth < 2 && !self.straight {
+            let ragged: Vec<Var> = self
+                .visible()
+                .into_iter()
+                .filter(|v| matches!(v.kind, Kind::Ragged))
+                .collect();
+            if !ragged.is_empty() {
+                let rows = self.pick(&ragged).name;
+                self.ragged_loop(rows, depth, out);
+                return;
+            }
+        }
         if extra >= 90 && depth == 0 && self.control == 0 && !self.straight {
             self.push_vector(out);
             return;
@@ -341,6 +353,53 @@ impl Gen {
                 }
             }
         }
+    }
+
+    /// A loop over the numbers of rows of run-time length (see [`Stmt::RaggedLoop`]):
+    /// random statements, then an update of a number with one that reads the item.
+    fn ragged_loop(&mut self, rows: String, depth: usize, out: &mut Vec<Stmt>) {
+        let by_index = self.chance(0.5);
+        let (row, column, item) = (self.fresh("r"), self.fresh("j"), self.fresh("x"));
+        self.push_scope();
+        if by_index {
+            self.declare(&row, Kind::Int { hi: Hi::BelowN }, false);
+            self.declare(&column, Kind::Int { hi: Hi::Unknown }, false);
+        }
+        self.declare(&item, Kind::Real { deref: false }, false);
+        for _ in 0..2 {
+            self.loops.push(LoopCtx {
+                label: None,
+                value: false,
+            });
+        }
+        self.control += 1;
+        let n = self.rng.random_range(0..3);
+        let mut body = self.block(depth + 2, n);
+        let targets = self.assignable_reals();
+        if !targets.is_empty() {
+            let target = self.pick(&targets).name;
+            let e = self.expr(1);
+            let read = Expr::Var {
+                name: item.clone(),
+                deref: false,
+            };
+            body.push(Stmt::Assign(
+                Place::Var(target),
+                "+",
+                Expr::Bin(BinOp::Mul, Box::new(read), Box::new(e)),
+            ));
+        }
+        self.control -= 1;
+        self.loops.truncate(self.loops.len() - 2);
+        self.pop_scope();
+        out.push(Stmt::RaggedLoop {
+            rows,
+            row,
+            column,
+            item,
+            by_index,
+            body,
+        });
     }
 
     /// `let c = |q| e; let v = c(a1) + c(a2);`: a closure of one number, capturing what

@@ -948,6 +948,10 @@ impl Tangent<'_> {
                 let var = &function.vars[place.var];
                 let strukt = function.struct_param(place.var).is_some()
                     || function.field(place.var).is_some_and(|f| f.strukt);
+                if var.kind == VarKind::Data && place.indices.is_empty() {
+                    // All the rows, the callee's rows (data): no tangent.
+                    return None;
+                }
                 if var.kind == VarKind::Data {
                     // A row of run-time length (data): a zero tangent of its length.
                     let value = self.place(place, self.var(place.var));
