@@ -534,18 +534,32 @@ impl Gen {
             )
         };
         let mutable = !matches!(init, ArrayInit::Literal(_)) || self.chance(0.5);
-        let typed = self.chance(0.3).then(|| match &len {
+        self.let_local_array(&name, mutable, 0.3, (init, len, inner, owner), out);
+    }
+
+    /// `let [mut] name[: type] = init;` (typed with probability `typed`), and the local
+    /// array `made` (its value, length, rows' length and owner) declared.
+    fn let_local_array(
+        &mut self,
+        name: &str,
+        mutable: bool,
+        typed: f64,
+        made: (ArrayInit, ALen, Option<usize>, Owner),
+        out: &mut Vec<Stmt>,
+    ) {
+        let (init, len, inner, owner) = made;
+        let typed = self.chance(typed).then(|| match &len {
             ALen::Fixed(n) => (Some(n.clone()), inner),
             ALen::Run => (None, None),
         });
         out.push(Stmt::LetArray {
-            name: name.clone(),
+            name: name.to_string(),
             mutable,
             typed,
             init,
         });
         self.declare(
-            &name,
+            name,
             Kind::Array {
                 len,
                 inner,
@@ -629,26 +643,7 @@ impl Gen {
             }
         };
         let mutable = self.chance(0.5);
-        let typed = self.chance(0.4).then(|| match &len {
-            ALen::Fixed(n) => (Some(n.clone()), inner),
-            ALen::Run => (None, None),
-        });
-        out.push(Stmt::LetArray {
-            name: name.to_string(),
-            mutable,
-            typed,
-            init,
-        });
-        self.declare(
-            name,
-            Kind::Array {
-                len,
-                inner,
-                owner,
-                local: true,
-            },
-            mutable,
-        );
+        self.let_local_array(name, mutable, 0.4, (init, len, inner, owner), out);
         true
     }
 
