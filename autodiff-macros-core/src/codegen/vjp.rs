@@ -37,8 +37,8 @@ pub fn buffered_params(function: &Function) -> Vec<usize> {
 }
 
 /// Whether the function has a pullback: it takes an array, a slice, a struct, an integer,
-/// a flag or rows of run-time length (a function of numbers alone is differentiated through `_grad` by its
-/// callers).
+/// a flag or rows of run-time length (a function of numbers alone is differentiated
+/// through `_grad` by its callers).
 fn has_pullback(function: &Function) -> bool {
     function.outputs > 1
         || function.output.is_some()

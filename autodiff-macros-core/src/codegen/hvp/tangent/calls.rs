@@ -238,12 +238,12 @@ impl Transform<'_> {
                 // A constant `self` (of a method marked alone) has none either.
                 // Nor all the rows of run-time length, the callee's rows (data).
                 crate::ir::CallArg::Whole { place, .. }
-                    if !matches!(
+                    if (!matches!(
                         self.source.vars[place.var].kind,
                         VarKind::Real | VarKind::Data
-                    ) && self.source.struct_param(place.var).is_none()
-                        || self.source.vars[place.var].kind == VarKind::Data
-                            && place.indices.is_empty() =>
+                    ) && self.source.struct_param(place.var).is_none())
+                        || (self.source.vars[place.var].kind == VarKind::Data
+                            && place.indices.is_empty()) =>
                 {
                     continue;
                 }
