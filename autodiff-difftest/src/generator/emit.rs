@@ -91,49 +91,19 @@ pub fn module(name: &str, program: &Program) -> String {
     // numbers, whatever `wrt(..)` says.
     let real = if single { "f32" } else { "f64" };
     if program.pullback_applies() {
-        let _ = writeln!(s, "pub fn vjp(a: &Args) -> (f64, Vec<f64>) {{");
-        let mut buffers = Vec::new();
-        for (i, p) in main.params.iter().enumerate() {
-            if matches!(
-                p.kind,
-                ParamKind::Int { .. } | ParamKind::Bool | ParamKind::Ragged(_)
-            ) {
-                continue;
-            }
-            let _ = writeln!(s, "    let mut d{i} = {};", a_owned(i, p, single));
-            buffers.push(format!("&mut d{i}"));
-        }
-        let _ = writeln!(
-            s,
-            "    let v = {}_vjp({args}, 2.0 as {real}, {});\n    let mut d = Vec::new();",
-            main.name,
-            buffers.join(", ")
-        );
-        for &i in &partials {
-            let _ = writeln!(s, "    d{i}.flat_out(&mut d);");
-        }
-        let _ = writeln!(s, "    (v{widen}, d)\n}}");
+        let buffered: Vec<usize> = (0..main.params.len())
+            .filter(|&i| {
+                !matches!(
+                    main.params[i].kind,
+                    ParamKind::Int { .. } | ParamKind::Bool | ParamKind::Ragged(_)
+                )
+            })
+            .collect();
+        let call = format!("{}_vjp({args}, 2.0 as {real}", main.name);
+        adding_adapter(&mut s, "vjp", &call, &buffered, program, single);
     }
-    let _ = writeln!(s, "pub fn grad_into(a: &Args) -> (f64, Vec<f64>) {{");
-    let mut buffers = Vec::new();
-    for &i in &partials {
-        let _ = writeln!(
-            s,
-            "    let mut d{i} = {};",
-            a_owned(i, &main.params[i], single)
-        );
-        buffers.push(format!("&mut d{i}"));
-    }
-    let _ = writeln!(
-        s,
-        "    let v = {}_grad_into({args}, {});\n    let mut d = Vec::new();",
-        main.name,
-        buffers.join(", ")
-    );
-    for &i in &partials {
-        let _ = writeln!(s, "    d{i}.flat_out(&mut d);");
-    }
-    let _ = writeln!(s, "    (v{widen}, d)\n}}");
+    let call = format!("{}_grad_into({args}", main.name);
+    adding_adapter(&mut s, "grad_into", &call, &partials, program, single);
     // Forward mode: the tangents are the parameters of `t`, a copy of `a` with other
     // numbers in the differentiated parameters.
     let tangents: Vec<String> = partials
@@ -268,6 +238,41 @@ fn grad_arg(a: &str, i: usize, p: &Param, single: bool) -> String {
             }
         }
     }
+}
+
+/// The adapter `name` of a generated function that adds into buffers (`_vjp`,
+/// `_grad_into`): one buffer per parameter of `buffered`, a copy of its argument, passed
+/// after the arguments `call` opens with; returns the value and the buffers of the
+/// differentiated parameters, flattened.
+fn adding_adapter(
+    s: &mut String,
+    name: &str,
+    call: &str,
+    buffered: &[usize],
+    program: &Program,
+    single: bool,
+) {
+    let main = &program.main;
+    let widen = if single { " as f64" } else { "" };
+    let _ = writeln!(s, "pub fn {name}(a: &Args) -> (f64, Vec<f64>) {{");
+    let mut buffers = Vec::new();
+    for &i in buffered {
+        let _ = writeln!(
+            s,
+            "    let mut d{i} = {};",
+            a_owned(i, &main.params[i], single)
+        );
+        buffers.push(format!("&mut d{i}"));
+    }
+    let _ = writeln!(
+        s,
+        "    let v = {call}, {});\n    let mut d = Vec::new();",
+        buffers.join(", ")
+    );
+    for &i in &main.partials() {
+        let _ = writeln!(s, "    d{i}.flat_out(&mut d);");
+    }
+    let _ = writeln!(s, "    (v{widen}, d)\n}}");
 }
 
 /// A parameter's argument as an owned value (the buffer `_grad_into` adds into starts as
