@@ -678,3 +678,65 @@ fn windows_of_a_field_of_the_elements() {
         "∂pos[0]",
     );
 }
+
+/// Loops over parts of a slice of structs: `&ps[1..]`, `ps[..n - 1].iter()`, and an
+/// enumerated part, whose index counts from the part's start.
+#[grad(jvp, hvp)]
+fn parts(ps: &[Particle], x: f64) -> f64 {
+    let mut e = 0.0;
+    for p in &ps[1..] {
+        e += p.mass * (p.pos[0] * x).sin();
+    }
+    for (i, p) in ps[..ps.len() - 1].iter().enumerate() {
+        e += (i as f64 + 1.0) * p.pos[1] * p.mass;
+    }
+    for (i, p) in ps[1..=2].iter().enumerate() {
+        e += (i as f64 + 2.0) * p.pos[0] * p.pos[0];
+    }
+    e
+}
+
+#[test]
+fn loops_over_parts_of_a_collection() {
+    let ps = particles();
+    let x = 0.8;
+    let (value, d_ps, d_x) = parts_grad(&ps, x);
+    assert_eq!(value.to_bits(), parts(&ps, x).to_bits());
+    // Closed forms, element by element.
+    let n = ps.len();
+    let mut expected_x = 0.0;
+    for (k, (d, p)) in d_ps.iter().zip(&ps).enumerate() {
+        let (mut d_mass, mut d_pos) = (0.0, [0.0; 2]);
+        if k >= 1 {
+            d_mass += (p.pos[0] * x).sin();
+            d_pos[0] += p.mass * x * (p.pos[0] * x).cos();
+            expected_x += p.mass * p.pos[0] * (p.pos[0] * x).cos();
+        }
+        if k < n - 1 {
+            d_mass += (k as f64 + 1.0) * p.pos[1];
+            d_pos[1] += (k as f64 + 1.0) * p.mass;
+        }
+        if (1..=2).contains(&k) {
+            d_pos[0] += 2.0 * (k as f64 + 1.0) * p.pos[0];
+        }
+        assert_close(d.mass, d_mass, 1e-14, "∂e/∂mass");
+        assert_all_close(&d.pos, &d_pos, 1e-14, "∂e/∂pos");
+    }
+    assert_close(d_x, expected_x, 1e-14, "∂e/∂x");
+    assert_all_close(
+        &d_ps.to_flat_vec(),
+        &fd_flat_gradient(&ps, |ps| parts(ps, x)),
+        1e-7,
+        "∂e/∂ps against differences",
+    );
+    // Forward mode along the particles' own values: the directional derivative.
+    let (_, tangent) = parts_jvp(&ps, x, &ps, 0.5);
+    let flat: f64 = d_ps
+        .to_flat_vec()
+        .iter()
+        .zip(ps.to_flat_vec())
+        .map(|(d, v)| d * v)
+        .sum::<f64>()
+        + 0.5 * d_x;
+    assert_close(tangent, flat, 1e-12, "_jvp");
+}

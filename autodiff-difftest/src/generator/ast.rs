@@ -407,6 +407,8 @@ pub enum Stmt {
     },
     /// `let [a, _, c] = w;`
     Destructure(Vec<Option<String>>, String),
+    /// `let p = &ms[i];`: a name for an element of a collection of structs.
+    LetElement(String, String, IExpr),
     /// `let [a, _, c] = [e1, e2, e3];`
     DestructureLiteral(Vec<Option<String>>, Vec<Expr>),
     /// `for row in rows.iter() { for &x in row.iter() { body } }`, or by index

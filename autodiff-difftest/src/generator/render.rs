@@ -547,6 +547,10 @@ impl Writer {
                 let init = self.iexpr(init);
                 self.line(&format!("let {m}{name}: usize = {init};"));
             }
+            Stmt::LetElement(name, of, index) => {
+                let index = self.iexpr(index);
+                self.line(&format!("let {name} = &{of}[{index}];"));
+            }
             Stmt::Destructure(names, array) => {
                 let names: Vec<&str> = names.iter().map(|n| n.as_deref().unwrap_or("_")).collect();
                 self.line(&format!("let [{}] = {array};", names.join(", ")));

@@ -524,8 +524,9 @@ impl<'a> Rename<'a> {
     }
 
     /// The collection a loop runs over (`ps`, `&m.layers`, `m.layers.iter()`, with
-    /// `.enumerate()`): its path and whether it is enumerated.
-    fn looped_collection(&self, expr: &Expr) -> Option<(String, bool)> {
+    /// `.enumerate()`, or a part of one, `&ps[1..]`, `ps[a..b].iter()`): its path, whether
+    /// it is enumerated, and the part's range.
+    fn looped_collection(&self, expr: &Expr) -> Option<Looped> {
         match expr {
             Expr::Reference(reference) if reference.mutability.is_none() => {
                 self.looped_collection(&reference.expr)
@@ -533,24 +534,46 @@ impl<'a> Rename<'a> {
             Expr::Paren(paren) => self.looped_collection(&paren.expr),
             Expr::MethodCall(call) if call.args.is_empty() && call.method == "iter" => self
                 .looped_collection(&call.receiver)
-                .filter(|(_, enumerated)| !enumerated),
+                .filter(|looped| !looped.enumerated),
             Expr::MethodCall(call) if call.args.is_empty() && call.method == "enumerate" => self
                 .looped_collection(&call.receiver)
-                .filter(|(_, enumerated)| !enumerated)
-                .map(|(path, _)| (path, true)),
+                .filter(|looped| !looped.enumerated)
+                .map(|looped| Looped {
+                    enumerated: true,
+                    ..looped
+                }),
+            Expr::Index(indexed) => {
+                let Expr::Range(range) = &*indexed.index else {
+                    return None;
+                };
+                let looped = self.looped_collection(&indexed.expr)?;
+                (!looped.enumerated && looped.range.is_none()).then(|| Looped {
+                    range: Some(range.clone()),
+                    ..looped
+                })
+            }
             expr => {
                 let path = collection_path(expr)?;
-                self.collections
-                    .contains_key(&path)
-                    .then_some((path, false))
+                self.collections.contains_key(&path).then_some(Looped {
+                    path,
+                    enumerated: false,
+                    range: None,
+                })
             }
         }
     }
 
     /// `for p in &m.layers { … p.w[i] … }` as `for p·index in 0..m·layers·w.len() { …
-    /// m·layers·w[p·index][i] … }`; `None` for a loop over something else.
+    /// m·layers·w[p·index][i] … }`; over a part, `for p in &ps[a..b]` as
+    /// `for p·index in a..b`, and `for (i, p) in ps[a..b].iter().enumerate()` as
+    /// `for i in 0..(b - a)` with `p` the element `a + i`. `None` for a loop over something
+    /// else.
     fn element_loop(&mut self, for_loop: &mut syn::ExprForLoop) -> Option<()> {
-        let (collection, enumerated) = self.looped_collection(&for_loop.expr)?;
+        let Looped {
+            path: collection,
+            enumerated,
+            range,
+        } = self.looped_collection(&for_loop.expr)?;
         let first = self.collections.get(&collection)?.first.clone();
         let (index, element) = match (&*for_loop.pat, enumerated) {
             (Pat::Ident(element), false) => {
@@ -578,9 +601,35 @@ impl<'a> Rename<'a> {
             return Some(());
         };
         *for_loop.pat = syn::parse_quote!(#index);
-        *for_loop.expr = syn::parse_quote!(0..#first.len());
-        self.elements
-            .push((element.to_string(), collection, syn::parse_quote!(#index)));
+        let at: Expr = match range {
+            None => {
+                *for_loop.expr = syn::parse_quote!(0..#first.len());
+                syn::parse_quote!(#index)
+            }
+            Some(mut range) => {
+                // The bounds read the collection's length as the body does.
+                let mut bound = |bound: Option<Box<Expr>>, otherwise: Expr| -> Expr {
+                    let mut bound = bound.map_or(otherwise, |bound| *bound);
+                    self.visit_expr_mut(&mut bound);
+                    syn::parse_quote!((#bound))
+                };
+                let start = bound(range.start.take(), syn::parse_quote!(0usize));
+                let end = bound(range.end.take(), syn::parse_quote!(#first.len()));
+                let inclusive = matches!(range.limits, syn::RangeLimits::Closed(_));
+                match (enumerated, inclusive) {
+                    (false, false) => *for_loop.expr = syn::parse_quote!(#start..#end),
+                    (false, true) => *for_loop.expr = syn::parse_quote!(#start..=#end),
+                    (true, false) => *for_loop.expr = syn::parse_quote!(0..(#end - #start)),
+                    (true, true) => *for_loop.expr = syn::parse_quote!(0..(#end + 1 - #start)),
+                }
+                if enumerated {
+                    syn::parse_quote!((#start + #index))
+                } else {
+                    syn::parse_quote!(#index)
+                }
+            }
+        };
+        self.elements.push((element.to_string(), collection, at));
         self.visit_block_mut(&mut for_loop.body);
         self.elements.pop();
         self.whole_uses(&element, for_loop.body.stmts.iter());
@@ -644,6 +693,16 @@ impl<'a> Rename<'a> {
         self.visit_expr_mut(&mut index);
         Some((pat.ident.clone(), collection, index))
     }
+}
+
+/// What a loop over a collection of structs runs over.
+struct Looped {
+    /// The collection's path (`ps`, `m.layers`).
+    path: String,
+    /// Under `.enumerate()`.
+    enumerated: bool,
+    /// A part of it (`&ps[1..]`), by its range.
+    range: Option<syn::ExprRange>,
 }
 
 /// The first use of a name in a block.
@@ -731,10 +790,12 @@ impl VisitMut for Rename<'_> {
         }
         if let Expr::ForLoop(for_loop) = expr {
             if !self.collections.is_empty() {
-                self.visit_expr_mut(&mut for_loop.expr);
+                // Before the iterable is renamed: `&ps[1..]` would become a part of
+                // `ps·`, the elements as wholes.
                 if self.element_loop(for_loop).is_some() {
                     return;
                 }
+                self.visit_expr_mut(&mut for_loop.expr);
                 self.visit_pat_mut(&mut for_loop.pat);
                 self.visit_block_mut(&mut for_loop.body);
                 return;

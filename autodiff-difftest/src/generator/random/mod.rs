@@ -202,6 +202,9 @@ struct Gen {
     /// `break`, `continue` or `return`, whose control flags would keep `#[grad]` from
     /// preaccumulating the loop's gradient.
     sample: bool,
+    /// The collections of structs of the function being written (`ms2` of
+    /// `ms2: &[S]`), which loops go over (see `struct_loop`).
+    collections: Vec<String>,
 }
 
 impl Gen {
@@ -231,6 +234,7 @@ impl Gen {
             straight: false,
             settled: Vec::new(),
             sample: false,
+            collections: Vec::new(),
         }
     }
 
@@ -639,6 +643,7 @@ fn declare_params(g: &mut Gen, params: &[Param]) {
             // each a struct as a parameter is: its fields read, its methods called.
             ParamKind::Structs(_) => {
                 let name = &p.name;
+                g.collections.push(name.clone());
                 for index in [
                     "0".to_string(),
                     "1".to_string(),
@@ -848,6 +853,7 @@ fn random_function(g: &mut Gen, name: &str, role: Role) -> Function {
     g.vars.clear();
     g.scopes.clear();
     g.loops.clear();
+    g.collections.clear();
     g.control = 0;
     g.generic = generics.first().cloned();
     g.no_return = role.outputs > 1;

@@ -79,6 +79,11 @@ impl Gen {
                 return;
             }
         }
+        if (15..35).contains(&extra) && depth < 2 && !self.straight && !self.collections.is_empty()
+        {
+            self.struct_loop(depth, out);
+            return;
+        }
         if extra >= 90 && depth == 0 && self.control == 0 && !self.straight {
             self.push_vector(out);
             return;
@@ -400,6 +405,114 @@ impl Gen {
             by_index,
             body,
         });
+    }
+
+    /// A loop over a collection of structs or a part of it (`for p in ms.iter()`,
+    /// `for p in ms`, `for p in &ms[1..]`, `for (i, p) in ms.iter().enumerate()`), or a name for one of its elements
+    /// (`let p = &ms[i];`, the index one that does not change while `p` is in scope):
+    /// random statements that read `p`'s fields and call its methods, then an update of
+    /// a number with one of its fields.
+    fn struct_loop(&mut self, depth: usize, out: &mut Vec<Stmt>) {
+        let collections = self.collections.clone();
+        let ms = self.pick(&collections);
+        let p = self.fresh("p");
+        if self.chance(0.25) {
+            // Literal indices, the last one, or a loop variable over the run-time length.
+            let mut indices = vec![
+                IExpr::Lit(0),
+                IExpr::Lit(1),
+                IExpr::Pred(Box::new(IExpr::Len(ms.clone()))),
+            ];
+            for v in self.ints() {
+                if !v.mutable && matches!(v.kind, Kind::Int { hi: Hi::BelowN }) {
+                    indices.push(IExpr::Var(v.name));
+                }
+            }
+            let index = self.pick(&indices);
+            out.push(Stmt::LetElement(p.clone(), ms, index));
+            declare_struct(self, &p);
+            return;
+        }
+        let label = self.label();
+        self.push_scope();
+        let frozen = self.frozen.len();
+        // The whole collection or a part of it (never empty: it holds at least two).
+        let part = self.pick(&[
+            ms.clone(),
+            ms.clone(),
+            format!("{ms}[1..]"),
+            format!("{ms}[..{ms}.len() - 1]"),
+            format!("{ms}[..=1]"),
+        ]);
+        let whole = part == ms;
+        let (pattern, iter) = match self.rng.random_range(0..3) {
+            0 => (p.clone(), format!("{part}.iter()")),
+            1 if whole => (p.clone(), ms.clone()),
+            1 => (p.clone(), format!("&{part}")),
+            _ => {
+                let i = self.fresh("i");
+                self.declare(&i, Kind::Int { hi: Hi::BelowN }, false);
+                (format!("({i}, {p})"), format!("{part}.iter().enumerate()"))
+            }
+        };
+        declare_struct(self, &p);
+        self.loops.push(LoopCtx {
+            label: label.clone(),
+            value: false,
+        });
+        self.control += 1;
+        let n = self.rng.random_range(0..3);
+        let mut body = self.block(depth + 1, n);
+        let targets = self.assignable_reals();
+        if let Some(read) = self.field_read(&p) {
+            if !targets.is_empty() {
+                let target = self.pick(&targets).name;
+                let e = self.expr(1);
+                body.push(Stmt::Assign(
+                    Place::Var(target),
+                    "+",
+                    Expr::Bin(BinOp::Mul, Box::new(read), Box::new(e)),
+                ));
+            }
+        }
+        self.control -= 1;
+        self.loops.pop();
+        self.frozen.truncate(frozen);
+        self.pop_scope();
+        out.push(Stmt::For {
+            label,
+            pattern,
+            iter,
+            body,
+        });
+    }
+
+    /// A read of a number field of the struct `p` (`p.b0`, `p.w1[k]`, `p.u2[i][j]`), if
+    /// it has one.
+    fn field_read(&mut self, p: &str) -> Option<Expr> {
+        let def = self.structure.clone()?;
+        let numbers: Vec<(String, Field)> = def
+            .fields
+            .into_iter()
+            .filter(|(_, f)| matches!(f, Field::Scalar | Field::Array(_) | Field::Nested(..)))
+            .collect();
+        if numbers.is_empty() {
+            return None;
+        }
+        let (name, field) = self.pick(&numbers);
+        let name = format!("{p}.{name}");
+        Some(match field {
+            Field::Array(n) => {
+                let i = self.index(&ALen::Fixed(Len::Lit(n)));
+                Expr::Index(name, vec![i])
+            }
+            Field::Nested(n, k) => {
+                let i = self.index(&ALen::Fixed(Len::Lit(n)));
+                let j = self.index(&ALen::Fixed(Len::Lit(k)));
+                Expr::Index(name, vec![i, j])
+            }
+            _ => Expr::Var { name, deref: false },
+        })
     }
 
     /// `let c = |q| e; let v = c(a1) + c(a2);`: a closure of one number, capturing what
