@@ -479,6 +479,25 @@ impl Gen {
                     };
                     args.push(Arg::Whole(text));
                 }
+                ParamKind::Struct => {
+                    // `m0` and names bound to elements are references already; an element
+                    // read by index is borrowed (`&ms0[1]`).
+                    let structs: Vec<Var> = self
+                        .visible()
+                        .into_iter()
+                        .filter(|v| matches!(v.kind, Kind::Struct))
+                        .collect();
+                    if structs.is_empty() {
+                        return None;
+                    }
+                    let name = self.pick(&structs).name;
+                    let text = if name.contains('[') {
+                        format!("&{name}")
+                    } else {
+                        name
+                    };
+                    args.push(Arg::Whole(text));
+                }
                 _ => return None,
             }
         }

@@ -833,6 +833,19 @@ fn random_function(g: &mut Gen, name: &str, role: Role) -> Function {
             },
         );
     }
+    if helper && !role.method && g.structure.is_some() && g.chance(0.4) {
+        // A free function taking the struct whole (`fn h1(x0: f64, m1: &S)`), called with
+        // a struct parameter, an element of a collection, a name bound to one, or `self`.
+        let at = g.rng.random_range(0..=params.len());
+        params.insert(
+            at,
+            Param {
+                name: String::new(),
+                kind: ParamKind::Struct,
+                mutable: false,
+            },
+        );
+    }
     if !helper && !role.method && g.long.is_none() && g.chance(0.15) {
         // Rows of run-time length, data.
         let at = g.rng.random_range(1..=params.len());
