@@ -166,6 +166,42 @@ fn calls_returning_arrays() {
     common::assert_close(tangent, dy[0] - 0.5 * dy[1] + 2.0 * dt, 1e-13, "jvp");
 }
 
+/// Calls whose arguments read no number of the function are constants, computed as
+/// written, taken apart or kept in an array as the others are.
+#[grad(jvp)]
+fn constant_rotations(y: [f64; 2], t: f64) -> f64 {
+    let [c, _] = rotate([1.5, 0.5], 0.25);
+    let v: [f64; 2] = rotate([2.0, 0.0], 0.5);
+    let mut z = y;
+    let before = z[0] * t;
+    z = rotate([0.5, 1.0], 1.0);
+    let mut w = y;
+    w = rotate(w, t);
+    c * y[0] + v[0] * t + v[1] * y[1] * y[1] + z[0] * t * t + w[1] + before
+}
+
+#[test]
+fn calls_returning_arrays_of_constants() {
+    let (y, t) = ([1.0, 2.0], 0.3);
+    let (value, dy, dt) = constant_rotations_grad(y, t);
+    assert_eq!(value.to_bits(), constant_rotations(y, t).to_bits());
+    // By hand: the constant calls are numbers; w[1] = y0 sin t + y1 cos t.
+    let [c, _] = rotate([1.5, 0.5], 0.25);
+    let v = rotate([2.0, 0.0], 0.5);
+    let z = rotate([0.5, 1.0], 1.0);
+    let expected = [
+        c + t.sin() + t,
+        2.0 * v[1] * y[1] + t.cos(),
+        v[0] + 2.0 * z[0] * t + y[0] * t.cos() - y[1] * t.sin() + y[0],
+    ];
+    common::assert_all_close(&[dy[0], dy[1], dt], &expected, 1e-14, "by hand");
+    let by_hand = |p: &[f64]| constant_rotations([p[0], p[1]], p[2]);
+    let numeric = common::fd_gradient(by_hand, &[y[0], y[1], t]);
+    common::assert_all_close(&[dy[0], dy[1], dt], &numeric, 1e-8, "differences");
+    let (_, tangent) = constant_rotations_jvp(y, t, [1.0, -0.5], 2.0);
+    common::assert_close(tangent, dy[0] - 0.5 * dy[1] + 2.0 * dt, 1e-13, "jvp");
+}
+
 /// `let (s, c) = x.sin_cos();`, as rotations are written, in every mode.
 #[grad(jvp, hvp)]
 fn turned_x(angle: f64, x: f64, y: f64) -> f64 {

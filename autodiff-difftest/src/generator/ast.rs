@@ -409,6 +409,15 @@ pub enum Stmt {
     Destructure(Vec<Option<String>>, String),
     /// `let p = &ms[i];`: a name for an element of a collection of structs.
     LetElement(String, String, IExpr),
+    /// A call of a helper returning an array, and where its value goes.
+    CallArray {
+        /// Where the array goes.
+        to: ArrayBinding,
+        /// The helper.
+        call: String,
+        /// Its arguments.
+        args: Vec<Arg>,
+    },
     /// `let [a, _, c] = [e1, e2, e3];`
     DestructureLiteral(Vec<Option<String>>, Vec<Expr>),
     /// `for row in rows.iter() { for &x in row.iter() { body } }`, or by index
@@ -496,6 +505,25 @@ pub enum Stmt {
     LetTuple(Vec<Option<(String, bool)>>, TupleInit),
 }
 
+/// Where the value of a call returning an array goes.
+#[derive(Clone, Debug)]
+pub enum ArrayBinding {
+    /// `let [a, _, c] = h(..);`
+    Destructure(Vec<Option<String>>),
+    /// `let [mut] v: [f64; K] = h(..);`
+    Let {
+        /// The local.
+        name: String,
+        /// `let mut`.
+        mutable: bool,
+        /// Written with its type, `[f64; K]` of this `K` (always: `#[grad]` cannot see
+        /// what a call returns, and says so).
+        typed: Option<usize>,
+    },
+    /// `v = h(..);` of a local array of the same length.
+    Assign(String),
+}
+
 /// The value a tuple `let` takes apart.
 #[derive(Clone, Debug)]
 pub enum TupleInit {
@@ -518,8 +546,11 @@ pub struct Function {
     pub body: Vec<Stmt>,
     /// The final expression.
     pub result: Expr,
-    /// Further results: the function returns the tuple `(result, outputs…)`.
+    /// Further results: the function returns the tuple `(result, outputs…)`, or the
+    /// array `[result, outputs…]` where `array` says so.
     pub outputs: Vec<Expr>,
+    /// Returns its results as an array (`-> [f64; 2]`), not a tuple.
+    pub array: bool,
     /// Const generic parameters (`N` of `<const N: usize>`).
     pub generics: Vec<String>,
     /// A method of the program's struct, taking `&self` first.

@@ -547,6 +547,28 @@ impl Writer {
                 let init = self.iexpr(init);
                 self.line(&format!("let {m}{name}: usize = {init};"));
             }
+            Stmt::CallArray { to, call, args } => {
+                let call = self.call(call, args);
+                match to {
+                    ArrayBinding::Destructure(names) => {
+                        let names: Vec<&str> =
+                            names.iter().map(|n| n.as_deref().unwrap_or("_")).collect();
+                        self.line(&format!("let [{}] = {call};", names.join(", ")));
+                    }
+                    ArrayBinding::Let {
+                        name,
+                        mutable,
+                        typed,
+                    } => {
+                        let m = if *mutable { "mut " } else { "" };
+                        let ty = typed
+                            .map(|k| format!(": [{}; {k}]", real_type(self.target)))
+                            .unwrap_or_default();
+                        self.line(&format!("let {m}{name}{ty} = {call};"));
+                    }
+                    ArrayBinding::Assign(name) => self.line(&format!("{name} = {call};")),
+                }
+            }
             Stmt::LetElement(name, of, index) => {
                 let index = self.iexpr(index);
                 self.line(&format!("let {name} = &{of}[{index}];"));
@@ -829,9 +851,12 @@ impl Writer {
             ));
         }
         let count = 1 + f.outputs.len();
+        let array = f.array;
         let returns = |one: &str| {
             if count == 1 {
                 one.to_string()
+            } else if array {
+                format!("[{one}; {count}]")
             } else {
                 format!("({})", vec![one; count].join(", "))
             }
@@ -899,6 +924,8 @@ impl Writer {
         results.extend(f.outputs.iter().map(|e| self.root(e)));
         if results.len() == 1 {
             self.line(&results[0]);
+        } else if f.array {
+            self.line(&format!("[{}]", results.join(", ")));
         } else {
             self.line(&format!("({})", results.join(", ")));
         }

@@ -137,7 +137,9 @@ impl Lowering {
             Expr::MethodCall(call) => self.is_whole(&call.receiver),
             _ => false,
         };
-        if !varying {
+        // A constant call (`h(1.0)`) is taken apart into constants (see `destructure`).
+        let constant = matches!(call, Expr::Call(call) if self.constant_call_of_path(call));
+        if !varying && !(constant && ty.is_some()) {
             return None;
         }
         match (pat, ty) {
@@ -162,9 +164,16 @@ impl Lowering {
                     .collect();
                 let ident = &name.ident;
                 let mutability = &name.mutability;
-                Some(syn::parse_quote! {
-                    let (#(#outputs),*) = #call;
-                    let #mutability #ident = [#(#outputs),*];
+                Some(if varying {
+                    syn::parse_quote! {
+                        let (#(#outputs),*) = #call;
+                        let #mutability #ident = [#(#outputs),*];
+                    }
+                } else {
+                    syn::parse_quote! {
+                        let [#(#outputs),*] = #call;
+                        let #mutability #ident = [#(#outputs),*];
+                    }
                 })
             }
             _ => None,
@@ -172,6 +181,26 @@ impl Lowering {
     }
 
     pub(super) fn destructure(&mut self, slice: &syn::PatSlice, init: &Expr) {
+        // `let [a, b] = h(1.0);` of a call whose arguments read no number: constants.
+        if let Expr::Call(call) = strip_expr(init) {
+            if self.constant_call_of_path(call) {
+                let mut names = Vec::with_capacity(slice.elems.len());
+                for element in &slice.elems {
+                    match element {
+                        Pat::Ident(name) if name.subpat.is_none() && name.by_ref.is_none() => {
+                            names.push(Some(name));
+                        }
+                        Pat::Wild(_) => names.push(None),
+                        other => {
+                            self.error(other, "#[grad] binds array elements to names or `_`");
+                            return;
+                        }
+                    }
+                }
+                self.constant_parts(names, call, |k| quote!([#k]));
+                return;
+            }
+        }
         let Expr::Path(path) = strip_expr(init) else {
             if matches!(strip_expr(init), Expr::Array(_)) {
                 // `let [a, b] = [x * y, x + y];`: the array bound to a local first.

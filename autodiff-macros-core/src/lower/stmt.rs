@@ -926,25 +926,11 @@ impl Lowering {
                 );
             }
             // `let (lo, hi) = bounds(n);` with constant arguments: each part a constant.
-            Expr::Call(call)
-                if matches!(&*call.func, Expr::Path(_))
-                    && !call.args.iter().any(|arg| self.is_whole(arg))
-                    && self.constant_arguments(call) =>
-            {
-                for (k, name) in names.into_iter().enumerate() {
-                    let Some(name) = name else { continue };
+            Expr::Call(call) if self.constant_call_of_path(call) => {
+                self.constant_parts(names, call, |k| {
                     let member = syn::Index::from(k);
-                    let (value, nodes) =
-                        self.collect(|this| this.constant_call(call, quote!(.#member)));
-                    let var = self.declare(&name.ident, VarKind::Int, Vec::new(), Num::Unknown);
-                    self.vars[var].mutable = name.mutability.is_some();
-                    self.vars[var].stable = name.mutability.is_none() && self.recomputable(value);
-                    self.emit(Stmt::Let {
-                        var,
-                        value: Some(value),
-                        nodes,
-                    });
-                }
+                    quote!(.#member)
+                });
             }
             call @ (Expr::Call(_) | Expr::MethodCall(_)) => {
                 let (value, nodes) = self.collect(|this| this.tuple_call(call, names.len()));
@@ -965,6 +951,36 @@ impl Lowering {
                      result of a `#[grad]` function that returns one (`let (a, b) = h(x);`)",
                 );
             }
+        }
+    }
+
+    /// Whether `call` is a call of a function by its path whose arguments read no number
+    /// of the function and pass nothing whole: a constant, computed as written.
+    pub(super) fn constant_call_of_path(&self, call: &syn::ExprCall) -> bool {
+        matches!(&*call.func, Expr::Path(_))
+            && !call.args.iter().any(|arg| self.is_whole(arg))
+            && self.constant_arguments(call)
+    }
+
+    /// `let (lo, hi) = bounds(n);` or `let [a, b] = h(1.0);` of a constant call: each
+    /// named part a constant of its own (`part(k)` reads part `k` of the value).
+    pub(super) fn constant_parts(
+        &mut self,
+        names: Vec<Option<&syn::PatIdent>>,
+        call: &syn::ExprCall,
+        part: impl Fn(usize) -> TokenStream,
+    ) {
+        for (k, name) in names.into_iter().enumerate() {
+            let Some(name) = name else { continue };
+            let (value, nodes) = self.collect(|this| this.constant_call(call, part(k)));
+            let var = self.declare(&name.ident, VarKind::Int, Vec::new(), Num::Unknown);
+            self.vars[var].mutable = name.mutability.is_some();
+            self.vars[var].stable = name.mutability.is_none() && self.recomputable(value);
+            self.emit(Stmt::Let {
+                var,
+                value: Some(value),
+                nodes,
+            });
         }
     }
 

@@ -419,12 +419,21 @@ impl Gen {
             .map(|v| v.name);
         self.helpers
             .iter()
-            .filter(|h| h.outputs == outputs)
+            .filter(|h| h.outputs == outputs && !h.array)
             .filter_map(|h| match (&receiver, h.method) {
                 (_, false) => Some((h.name.clone(), h.clone())),
                 (Some(r), true) => Some((format!("{r}.{}", h.name), h.clone())),
                 (None, true) => None,
             })
+            .collect()
+    }
+
+    /// The helpers returning arrays that can be called here.
+    pub(super) fn array_callable(&self) -> Vec<(String, Helper)> {
+        self.helpers
+            .iter()
+            .filter(|h| h.array)
+            .map(|h| (h.name.clone(), h.clone()))
             .collect()
     }
 

@@ -98,6 +98,8 @@ struct Helper {
     params: Vec<ParamKind>,
     /// How many numbers it returns (more than one: a tuple, unpacked by a `let`).
     outputs: usize,
+    /// Returns them as an array, not a tuple.
+    array: bool,
     /// A method of the struct, called on a struct variable.
     method: bool,
 }
@@ -109,6 +111,8 @@ struct Role {
     helper: bool,
     /// Returns a tuple of this many numbers (1: an `f64`).
     outputs: usize,
+    /// Returns them as an array instead.
+    array: bool,
     /// Generic over `const N: usize`, with arrays `[f64; N]`.
     generic: bool,
     /// A method of the struct.
@@ -886,6 +890,9 @@ fn random_function(g: &mut Gen, name: &str, role: Role) -> Function {
     if !helper && !g.callable(2).is_empty() && g.chance(0.6) {
         g.tuple_call(&mut body);
     }
+    if !helper && !g.array_callable().is_empty() && g.chance(0.6) {
+        g.array_call(&mut body);
+    }
     match g.long {
         Some(ops) if !helper => g.long_body(ops, &mut body),
         _ => {
@@ -963,6 +970,7 @@ fn random_function(g: &mut Gen, name: &str, role: Role) -> Function {
         body,
         result,
         outputs: results,
+        array: role.array,
         generics,
         method: role.method,
         reassociate: false,
@@ -1321,9 +1329,15 @@ fn build(seed: u64, long: Option<usize>) -> Program {
     };
     for h in 0..helper_count {
         let roll = g.rng.random_range(0..10);
+        // Two numbers in a tuple, two or three in an array, or one.
         let role = Role {
             helper: true,
-            outputs: if roll < 2 { 2 } else { 1 },
+            outputs: match roll {
+                0 | 1 => 2,
+                4 => g.rng.random_range(2..4),
+                _ => 1,
+            },
+            array: roll == 4,
             generic: (2..4).contains(&roll),
             method: false,
         };
@@ -1332,6 +1346,7 @@ fn build(seed: u64, long: Option<usize>) -> Program {
             name: f.name.clone(),
             params: f.params.iter().map(|p| p.kind.clone()).collect(),
             outputs: 1 + f.outputs.len(),
+            array: f.array,
             method: false,
         });
         helpers.push(f);
@@ -1343,6 +1358,7 @@ fn build(seed: u64, long: Option<usize>) -> Program {
             let role = Role {
                 helper: true,
                 outputs: 1,
+                array: false,
                 generic: false,
                 method: true,
             };
@@ -1364,6 +1380,7 @@ fn build(seed: u64, long: Option<usize>) -> Program {
                 name: f.name.clone(),
                 params: f.params.iter().map(|p| p.kind.clone()).collect(),
                 outputs: 1,
+                array: false,
                 method: true,
             });
             methods.push(f);

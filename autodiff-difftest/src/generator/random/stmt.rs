@@ -84,6 +84,10 @@ impl Gen {
             self.struct_loop(depth, out);
             return;
         }
+        if (35..40).contains(&extra) && !self.array_callable().is_empty() {
+            self.array_call(out);
+            return;
+        }
         if extra >= 90 && depth == 0 && self.control == 0 && !self.straight {
             self.push_vector(out);
             return;
@@ -1331,6 +1335,68 @@ impl Gen {
             self.declare(name, Kind::Real { deref: false }, *mutable);
         }
         out.push(Stmt::LetTuple(names, TupleInit::Call(name, args)));
+    }
+
+    /// A call of a helper returning an array of `K` numbers: taken apart
+    /// (`let [a, _, c] = h(..);`), kept in a local array (`let v: [f64; K] = h(..);`), or
+    /// assigned to a local array of that length (`v = h(..);`), its arguments varying or
+    /// constant.
+    pub(super) fn array_call(&mut self, out: &mut Vec<Stmt>) {
+        let (name, helper) = self.pick(&self.array_callable());
+        let Some(args) = self.call_args(&helper, 1) else {
+            return;
+        };
+        let k = helper.outputs;
+        let assignable: Vec<String> = self
+            .assignable_arrays()
+            .into_iter()
+            .filter(|v| {
+                matches!(&v.kind, Kind::Array { len: ALen::Fixed(Len::Lit(n)), inner: None, owner: Owner::Array, local: true } if *n == k)
+            })
+            .map(|v| v.name)
+            .collect();
+        let to = match self.rng.random_range(0..3) {
+            0 if !assignable.is_empty() => ArrayBinding::Assign(self.pick(&assignable)),
+            0 | 1 => {
+                let local = self.fresh("h");
+                let mutable = self.chance(0.4);
+                // Written with its type, as the guide asks: a macro cannot see what the
+                // helper returns.
+                let typed = Some(k);
+                self.declare(
+                    &local,
+                    Kind::Array {
+                        len: ALen::Fixed(Len::Lit(k)),
+                        inner: None,
+                        owner: Owner::Array,
+                        local: true,
+                    },
+                    mutable,
+                );
+                ArrayBinding::Let {
+                    name: local,
+                    mutable,
+                    typed,
+                }
+            }
+            _ => {
+                let mut names: Vec<Option<String>> = (0..k)
+                    .map(|_| (!self.chance(0.2)).then(|| self.fresh("e")))
+                    .collect();
+                if names.iter().all(Option::is_none) {
+                    names[0] = Some(self.fresh("e"));
+                }
+                for name in names.iter().flatten() {
+                    self.declare(name, Kind::Real { deref: false }, false);
+                }
+                ArrayBinding::Destructure(names)
+            }
+        };
+        out.push(Stmt::CallArray {
+            to,
+            call: name,
+            args,
+        });
     }
 
     /// In the function's body, outside loops and branches (maybe after an early `return`,
