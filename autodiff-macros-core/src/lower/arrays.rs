@@ -139,7 +139,7 @@ impl Lowering {
         };
         // A constant call (`h(1.0)`) is taken apart into constants (see `destructure`).
         let constant = matches!(call, Expr::Call(call) if self.constant_call_of_path(call));
-        if !varying && !(constant && ty.is_some()) {
+        if !(varying || (constant && ty.is_some())) {
             return None;
         }
         match (pat, ty) {
