@@ -162,7 +162,9 @@ fn scheduled(x: f64, n: usize, name: &str) -> f64 {
         // A helper of the loop variable and an opaque constant, inside the loop.
         total += (x * x * rate(k, name)).clamp(lo, hi) + bounds(k).1 * x;
     }
-    total * hi
+    // A string literal among constant arguments (in an array literal too).
+    let scale = [rate(0, "decay"), x * rate(1, "flat")];
+    total * hi * scale[0] + scale[1] - 0.5 * x
 }
 
 #[test]
@@ -232,4 +234,95 @@ fn a_call_with_a_real_constant_argument_in_nested_loops() {
     let mut ours = vec![dx];
     ours.extend(dw);
     assert_all_close(&ours, &fd, 1e-8, "central differences");
+}
+
+/// A loss chosen by name, with a slice: its pullback takes the name as it is.
+#[grad(jvp, hvp)]
+fn named_loss(x: f64, name: &str, w: &[f64]) -> f64 {
+    let s: f64 = w.iter().map(|v| v * x).sum();
+    if name == "l2" {
+        s * s
+    } else {
+        s.abs()
+    }
+}
+
+/// A number scaled by name, of numbers only but for the name.
+#[grad(jvp, hvp)]
+fn scaled(x: f64, name: &str) -> f64 {
+    if name.len() > 2 {
+        3.0 * x * x
+    } else {
+        x.sin()
+    }
+}
+
+/// The name passed along, and string literals passed: constants with no partial.
+#[grad(jvp, hvp)]
+fn passes_names(x: f64, name: &str, w: &[f64]) -> f64 {
+    named_loss(x, name, w) + named_loss(2.0 * x, "l1", w) * x + scaled(x, name) + scaled(x, "abs")
+}
+
+#[test]
+fn constants_of_other_types_passed_to_calls() {
+    let w = [0.5, -0.25, 1.0];
+    let x = 0.7;
+    let sum: f64 = w.iter().sum();
+    for name in ["l2", "l1"] {
+        let (value, dx, dw) = passes_names_grad(x, name, &w);
+        assert_eq!(value.to_bits(), passes_names(x, name, &w).to_bits());
+        // By hand: s = x Σw; the first loss by name, the second |2x Σw| · x, then the
+        // scaled terms ("l2" and "l1" are short: sin x; "abs" is long: 3x²).
+        let (mut d_x, mut d_w) = if name == "l2" {
+            (2.0 * x * sum * sum, 2.0 * x * x * sum)
+        } else {
+            (sum * (x * sum).signum(), (x * sum).signum() * x)
+        };
+        d_x += 4.0 * x * sum.abs() + x.cos() + 6.0 * x;
+        d_w += 2.0 * x * x * sum.signum();
+        assert_close(dx, d_x, 1e-14, "∂/∂x");
+        assert_all_close(&dw, &[d_w; 3], 1e-14, "∂/∂w");
+        let mut p = vec![x];
+        p.extend(w);
+        let fd = fd_gradient(|q| passes_names(q[0], name, &q[1..]), &p);
+        let mut ours = vec![dx];
+        ours.extend(&dw);
+        assert_all_close(&ours, &fd, 1e-7, "central differences");
+        // Forward mode and second order along x.
+        let (_, tangent) = passes_names_jvp(x, name, &w, 1.0, &[0.0; 3]);
+        assert_close(tangent, dx, 1e-14, "jvp");
+        let (_, _, _, hx, _) = passes_names_hvp(x, name, &w, 1.0, &[0.0; 3]);
+        let h = 1e-5;
+        let column = (passes_names_grad(x + h, name, &w).1 - passes_names_grad(x - h, name, &w).1)
+            / (2.0 * h);
+        assert_close(hx, column, 1e-6, "hvp");
+    }
+}
+
+/// Conditions written in parentheses (`if (op == Op::Add && …)`, as random programs write
+/// them): the parentheses after `if` are not a call passing `op` to a function, which would
+/// make it a struct parameter (found by the random programs).
+#[grad(jvp)]
+#[allow(unused_parens)]
+fn parenthesized(x: f64, op: Op) -> f64 {
+    let mut y = x;
+    if (op == Op::Add && x > 0.0) {
+        y += x * x;
+    }
+    while (op == Op::Mul && y < 10.0) {
+        y *= 2.0;
+    }
+    return (y * x);
+}
+
+#[test]
+fn parenthesized_conditions_on_an_enum() {
+    let x = 1.5;
+    let (value, dx) = parenthesized_grad(x, Op::Add);
+    assert_eq!(value, parenthesized(x, Op::Add));
+    assert_close(dx, 2.0 * x + 3.0 * x * x, 1e-14, "Add");
+    // Mul: y doubles from x = 1.5 until it is 12, so y = 8x and the value 8x².
+    let (value, dx) = parenthesized_grad(x, Op::Mul);
+    assert_eq!(value, parenthesized(x, Op::Mul));
+    assert_close(dx, 16.0 * x, 1e-14, "Mul");
 }

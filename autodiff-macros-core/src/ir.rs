@@ -540,6 +540,17 @@ pub enum Num {
     Bool,
     /// A constant whose type only the compiler knows (a path to a `const`).
     Unknown,
+    /// A constant that holds no number, passed to a call as it is: an opaque parameter
+    /// (`name: &str`, `op: Op`) or a string literal. No partial, no tangent.
+    Opaque,
+}
+
+impl Num {
+    /// Whether a call's argument of this kind is passed as it is, with no buffer for its
+    /// partial and no tangent: an integer, a `bool` or an opaque constant.
+    pub fn passed_as_is(self) -> bool {
+        matches!(self, Num::Int | Num::Bool | Num::Opaque)
+    }
 }
 
 impl Stmt {

@@ -91,6 +91,30 @@ pub enum ParamKind {
     /// the program's run-time length, each of one to three numbers: data, never
     /// differentiated.
     Ragged(RowsOf),
+    /// A constant of another type, one of three values: the module's enum or a `&str`.
+    Choice(Choice),
+}
+
+/// The type of a constant parameter that holds no number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Choice {
+    /// `op: Mode`, the module's enum ([`ENUM`]).
+    Enum,
+    /// `name: &str`.
+    Str,
+}
+
+/// The name of the enum of [`Choice::Enum`] parameters.
+pub const ENUM: &str = "Mode";
+
+impl Choice {
+    /// Its three values, as written.
+    pub fn values(self) -> [&'static str; 3] {
+        match self {
+            Choice::Enum => ["Mode::Add", "Mode::Scale", "Mode::Skip"],
+            Choice::Str => ["\"l1\"", "\"l2\"", "\"huber\""],
+        }
+    }
 }
 
 /// How rows of run-time length are passed.
@@ -296,6 +320,9 @@ pub enum Cond {
     Flag(String),
     /// `xs.is_empty()` of a slice (never true: slices hold at least two numbers).
     Empty(String),
+    /// A test of a constant parameter of another type, as written (`op == Mode::Add`,
+    /// `matches!(op, Mode::Add | Mode::Skip)`, `name != "l1"`, `name.len() > 2`).
+    Choice(String),
     /// `!c`.
     Not(Box<Cond>),
     /// `a && b`.
@@ -322,6 +349,8 @@ pub enum Scrutinee {
     Flag(String),
     /// A number (patterns: bindings with guards).
     Real(Expr),
+    /// A constant parameter of another type (patterns: its values, `|`, `_`).
+    Choice(String, Choice),
 }
 
 /// Where an assignment writes.
@@ -735,7 +764,7 @@ fn visit_cond(c: &Cond, f: &mut dyn FnMut(&Expr)) {
             visit_cond(a, f);
             visit_cond(b, f);
         }
-        Cond::ICmp(..) | Cond::Flag(_) | Cond::Empty(_) => {}
+        Cond::ICmp(..) | Cond::Flag(_) | Cond::Empty(_) | Cond::Choice(_) => {}
     }
 }
 
@@ -818,7 +847,8 @@ impl Program {
     }
 
     /// Whether its main function has a pullback `_vjp`: it takes more than numbers (an
-    /// array, a slice, a struct, an integer or a flag).
+    /// array, a slice, a struct, an integer, a flag or a constant of another type; rows of
+    /// run-time length do not count).
     pub fn pullback_applies(&self) -> bool {
         self.main.params.iter().any(|p| {
             !matches!(
@@ -830,17 +860,21 @@ impl Program {
 
     /// Whether the program gets a vector function of its main function's value, whose
     /// Jacobian is checked: its main function has no struct parameter (which `_jacobian`
-    /// does not take yet), no `wrt(..)`, no const generics and one output.
+    /// does not take yet), no `wrt(..)`, no const generics and one output, and takes no
+    /// enum (which the vector function would pass to it: a type that could be a struct
+    /// is a struct parameter where it is passed to a function).
     pub fn vector_applies(&self) -> bool {
         let main = &self.main;
         main.wrt.is_none()
             && main.generics.is_empty()
             && main.outputs.is_empty()
             && !main.method
-            && main
-                .params
-                .iter()
-                .all(|p| !matches!(p.kind, ParamKind::Struct | ParamKind::Structs(_)))
+            && main.params.iter().all(|p| {
+                !matches!(
+                    p.kind,
+                    ParamKind::Struct | ParamKind::Structs(_) | ParamKind::Choice(Choice::Enum)
+                )
+            })
     }
 
     /// Whether a function of the program is `#[grad(reassociate)]`: then the value of the

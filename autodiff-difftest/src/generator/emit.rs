@@ -95,7 +95,10 @@ pub fn module(name: &str, program: &Program) -> String {
             .filter(|&i| {
                 !matches!(
                     main.params[i].kind,
-                    ParamKind::Int { .. } | ParamKind::Bool | ParamKind::Ragged(_)
+                    ParamKind::Int { .. }
+                        | ParamKind::Bool
+                        | ParamKind::Ragged(_)
+                        | ParamKind::Choice(_)
                 )
             })
             .collect();
@@ -201,6 +204,7 @@ fn grad_arg(a: &str, i: usize, p: &Param, single: bool) -> String {
     match &p.kind {
         ParamKind::Int { .. } => format!("{a}.int({i})"),
         ParamKind::Bool => format!("{a}.flag({i})"),
+        ParamKind::Choice(choice) => format!("[{}][{a}.int({i})]", choice.values().join(", ")),
         ParamKind::Struct => format!("&make_{}({a}, {i})", STRUCT.to_lowercase()),
         ParamKind::Structs(_) => format!("&make_{}_vec({a}, {i})", STRUCT.to_lowercase()),
         ParamKind::Ragged(rows) => {
@@ -339,6 +343,7 @@ pub fn case(name: &str, program: &Program, source: &str) -> String {
         .iter()
         .map(|p| match &p.kind {
             ParamKind::Int { lo, hi } => format!("Spec::Int({lo}, {hi})"),
+            ParamKind::Choice(_) => "Spec::Int(0, 2)".into(),
             ParamKind::Ragged(_) => "Spec::Ragged".into(),
             ParamKind::Bool => "Spec::Bool".into(),
             ParamKind::Real(Shape::Scalar, _) => "Spec::Real(1)".into(),

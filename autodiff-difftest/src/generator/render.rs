@@ -64,6 +64,8 @@ pub fn param_type(kind: &ParamKind, target: Target) -> String {
     match kind {
         ParamKind::Int { .. } => "usize".into(),
         ParamKind::Bool => "bool".into(),
+        ParamKind::Choice(Choice::Enum) => ENUM.into(),
+        ParamKind::Choice(Choice::Str) => "&str".into(),
         ParamKind::Struct => match target {
             Target::Grad => format!("&{STRUCT}"),
             Target::Tape => format!("&{STRUCT}Tape<'t>"),
@@ -429,6 +431,7 @@ impl Writer {
             Cond::ICmp(op, a, b) => format!("{} {op} {}", self.iexpr(a), self.iexpr(b)),
             Cond::Flag(name) => name.clone(),
             Cond::Empty(name) => format!("{name}.is_empty()"),
+            Cond::Choice(text) => text.clone(),
             Cond::Not(c) => format!("!({})", self.cond(c)),
             Cond::And(a, b) => format!("({} && {})", self.cond(a), self.cond(b)),
             Cond::Or(a, b) => format!("({} || {})", self.cond(a), self.cond(b)),
@@ -438,7 +441,7 @@ impl Writer {
     fn scrutinee(&self, s: &Scrutinee) -> String {
         match s {
             Scrutinee::Int(i) => self.iexpr(i),
-            Scrutinee::Flag(name) => name.clone(),
+            Scrutinee::Flag(name) | Scrutinee::Choice(name, _) => name.clone(),
             Scrutinee::Real(e) => self.root(e),
         }
     }

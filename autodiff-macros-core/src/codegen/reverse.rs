@@ -138,7 +138,7 @@ impl Generator<'_> {
                 out.extend(quote!(let #binding: #usize = #read;));
                 continue;
             }
-            if matches!(node.num, Num::Int | Num::Unknown) && self.recomputable(id) {
+            if matches!(node.num, Num::Int | Num::Unknown | Num::Opaque) && self.recomputable(id) {
                 let binding = slot("primal", id);
                 let value = match &node.kind {
                     NodeKind::Const(tokens) => tokens.clone(),
@@ -640,7 +640,7 @@ impl Generator<'_> {
                         .cloned()
                         .unwrap_or_else(|| self.slot_of(*node));
                     values.push(value);
-                    if matches!(self.function.nodes[*node].num, Num::Int | Num::Bool) {
+                    if self.function.nodes[*node].num.passed_as_is() {
                         continue;
                     }
                     let temporary =

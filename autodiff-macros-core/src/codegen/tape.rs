@@ -350,6 +350,8 @@ impl Generator<'_> {
                 return (save, quote!((#read as _)));
             }
             Num::Bool => return self.save(primal, Saved::Flag),
+            // A parameter or a literal, computed again where it is needed.
+            Num::Opaque => return (TokenStream::new(), primal),
             Num::Real | Num::Unknown => {}
         }
         match &self.function.nodes[node].kind {

@@ -37,15 +37,18 @@ pub fn buffered_params(function: &Function) -> Vec<usize> {
 }
 
 /// Whether the function has a pullback: it takes an array, a slice, a struct, an integer,
-/// a flag or rows of run-time length (a function of numbers alone is differentiated
-/// through `_grad` by its callers).
+/// a flag, rows of run-time length or a constant of another type (a function of numbers
+/// alone is differentiated through `_grad` by its callers).
 fn has_pullback(function: &Function) -> bool {
     function.outputs > 1
         || function.output.is_some()
         || function.params.iter().any(|p| {
             let var = &function.vars[p.var];
             p.strukt.is_some()
-                || matches!(var.kind, VarKind::Int | VarKind::Bool | VarKind::Data)
+                || matches!(
+                    var.kind,
+                    VarKind::Int | VarKind::Bool | VarKind::Data | VarKind::Opaque
+                )
                 || (var.kind == VarKind::Real && (var.slice || !var.dims.is_empty()))
         })
 }

@@ -574,13 +574,11 @@ impl Lowering {
         if self.constant_arguments(call) {
             return self.constant_call(call, TokenStream::new());
         }
-        let args: Vec<NodeId> = call.args.iter().map(|expr| self.expr(expr)).collect();
-        if args
-            .iter()
-            .any(|&arg| matches!(self.nodes[arg].num, Num::Int | Num::Bool))
-        {
-            // An integer or a flag among numbers (`g(x, n)`): through the callee's pullback,
-            // which takes them (`_grad` takes numbers only).
+        let args: Vec<NodeId> = call.args.iter().map(|expr| self.call_value(expr)).collect();
+        if args.iter().any(|&arg| self.nodes[arg].num.passed_as_is()) {
+            // An integer, a flag or an opaque constant among numbers (`g(x, n)`,
+            // `g(x, name)`): through the callee's pullback, which takes them (its partials
+            // are those of the numbers only).
             let args = args.into_iter().map(crate::ir::CallArg::Value).collect();
             let callee = crate::ir::Callee::Path(path.clone());
             return self.push(
@@ -635,7 +633,7 @@ impl Lowering {
 
     /// `path(args) field`, with constant arguments: a constant, computed as written.
     pub(super) fn constant_call(&mut self, call: &syn::ExprCall, field: TokenStream) -> NodeId {
-        let args = call.args.iter().map(|arg| self.expr(arg)).collect();
+        let args = call.args.iter().map(|arg| self.call_value(arg)).collect();
         let function = call.func.to_token_stream();
         let span = call.paren_token.span.join();
         self.push(
@@ -754,7 +752,9 @@ impl Lowering {
     /// `node` where an `f64` is required, with the error at `span`.
     pub(super) fn expect_real_at(&mut self, node: NodeId, span: Span) -> NodeId {
         match self.nodes[node].num {
-            Num::Int | Num::Bool => self.error_at(span, "expected an `f64` value here"),
+            Num::Int | Num::Bool | Num::Opaque => {
+                self.error_at(span, "expected an `f64` value here")
+            }
             Num::Real | Num::Unknown => node,
         }
     }
@@ -767,6 +767,10 @@ impl Lowering {
                  or convert with `as f64`",
             ),
             Num::Bool => self.error(tokens, "expected an `f64`, found a boolean"),
+            Num::Opaque => self.error(
+                tokens,
+                "expected an `f64`, found a constant of another type",
+            ),
             Num::Real | Num::Unknown => node,
         }
     }
@@ -966,7 +970,7 @@ impl Lowering {
                 deref,
             }) = self.whole_arg(arg)
             else {
-                let node = self.expr(arg);
+                let node = self.call_value(arg);
                 lowered.push(crate::ir::CallArg::Value(node));
                 continue;
             };
@@ -1029,6 +1033,32 @@ impl Lowering {
             Num::Real,
             span,
         )
+    }
+}
+
+impl Lowering {
+    /// An argument of a call passed by value: an opaque parameter (`name`, `op`, also
+    /// `&name` or `*name`) or a string literal as it is, a constant that holds no number;
+    /// anything else as an expression.
+    fn call_value(&mut self, arg: &Expr) -> NodeId {
+        let bare = match control::strip(arg) {
+            Expr::Reference(reference) if reference.mutability.is_none() => &*reference.expr,
+            Expr::Unary(unary) if matches!(unary.op, UnOp::Deref(_)) => &*unary.expr,
+            expr => expr,
+        };
+        let opaque = match control::strip(bare) {
+            Expr::Lit(lit) => matches!(lit.lit, syn::Lit::Str(_)),
+            Expr::Path(path) if path.qself.is_none() => path
+                .path
+                .get_ident()
+                .and_then(|ident| self.scopes.lookup(ident))
+                .is_some_and(|var| self.opaque.contains(&var)),
+            _ => false,
+        };
+        if opaque {
+            return self.push(NodeKind::Const(quote!((#arg))), Num::Opaque, arg.span());
+        }
+        self.expr(arg)
     }
 }
 

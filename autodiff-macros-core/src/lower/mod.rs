@@ -174,6 +174,7 @@ fn kind_of(num: Num) -> VarKind {
         Num::Real => VarKind::Real,
         Num::Bool => VarKind::Bool,
         Num::Int | Num::Unknown => VarKind::Int,
+        Num::Opaque => VarKind::Opaque,
     }
 }
 

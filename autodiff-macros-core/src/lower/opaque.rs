@@ -95,10 +95,11 @@ fn used_as_a_whole(ident: &Ident, tokens: &TokenStream) -> bool {
             !matches!(trees.get(k + 1), Some(TokenTree::Punct(p)) if p.as_char() == '.')
         }
         TokenTree::Group(group) => {
+            // `f(..)`, not `if (..)`, `while (..)` or `return (..)`.
             let call = group.delimiter() == Delimiter::Parenthesis
                 && matches!(
                     k.checked_sub(1).and_then(|j| trees.get(j)),
-                    Some(TokenTree::Ident(_))
+                    Some(TokenTree::Ident(callee)) if !is_keyword(callee)
                 );
             let argument = call
                 && group
@@ -109,6 +110,17 @@ fn used_as_a_whole(ident: &Ident, tokens: &TokenStream) -> bool {
         }
         _ => true,
     })
+}
+
+/// Whether `ident` is a keyword that a parenthesized expression may follow (`if (a)`),
+/// which is not a call.
+fn is_keyword(ident: &Ident) -> bool {
+    [
+        "if", "while", "match", "return", "in", "else", "break", "let", "mut", "move", "as",
+        "loop", "for", "await", "yield", "unsafe",
+    ]
+    .iter()
+    .any(|keyword| ident == keyword)
 }
 
 impl Lowering {

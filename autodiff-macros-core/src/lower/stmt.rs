@@ -422,7 +422,7 @@ impl Lowering {
             let node = self.expr(index);
             match self.nodes[node].num {
                 Num::Int | Num::Unknown => indices.push(node),
-                Num::Real | Num::Bool => {
+                Num::Real | Num::Bool | Num::Opaque => {
                     self.error(
                         index,
                         "an index must be an integer (`usize`): a loop variable, an integer \

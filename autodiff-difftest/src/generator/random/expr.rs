@@ -16,7 +16,7 @@ impl Gen {
                 Kind::Array { .. } => arrays.push(v),
                 Kind::Int { .. } => ints.push(v),
                 Kind::Ragged if !self.straight => ragged.push(v),
-                Kind::Bool | Kind::Struct | Kind::Ragged => {}
+                Kind::Bool | Kind::Struct | Kind::Ragged | Kind::Choice(_) => {}
             }
         }
         if !ragged.is_empty() && self.chance(0.1) {
@@ -361,6 +361,18 @@ impl Gen {
                 c
             };
         }
+        let choices = self.choices();
+        if roll == 3 && !choices.is_empty() {
+            let (name, choice) = self.pick(&choices);
+            let [a, b, _] = choice.values();
+            let text = match (choice, self.rng.random_range(0..3)) {
+                (_, 0) => format!("{name} == {a}"),
+                (_, 1) => format!("{name} != {b}"),
+                (Choice::Enum, _) => format!("matches!({name}, {a} | {b})"),
+                (Choice::Str, _) => format!("{name}.len() > 2"),
+            };
+            return Cond::Choice(text);
+        }
         if roll == 2 && !self.straight {
             let slices: Vec<Var> = self
                 .visible()
@@ -485,6 +497,20 @@ impl Gen {
                         self.pick(&flags).name
                     } else {
                         self.pick(&["true", "false"]).to_string()
+                    };
+                    args.push(Arg::Whole(text));
+                }
+                ParamKind::Choice(choice) => {
+                    let same: Vec<String> = self
+                        .choices()
+                        .into_iter()
+                        .filter(|(_, c)| c == choice)
+                        .map(|(name, _)| name)
+                        .collect();
+                    let text = if !same.is_empty() && self.chance(0.6) {
+                        self.pick(&same)
+                    } else {
+                        self.pick(&choice.values()).to_string()
                     };
                     args.push(Arg::Whole(text));
                 }
@@ -766,6 +792,11 @@ impl Gen {
     pub(super) fn scrutinee(&mut self) -> Scrutinee {
         let ints = self.ints();
         let flags = self.flags();
+        let choices = self.choices();
+        if !choices.is_empty() && self.chance(0.4) {
+            let (name, choice) = self.pick(&choices);
+            return Scrutinee::Choice(name, choice);
+        }
         let roll = self.rng.random_range(0..10);
         if roll < 4 && !ints.is_empty() {
             Scrutinee::Int(IExpr::Var(self.pick(&ints).name))
@@ -798,6 +829,17 @@ impl Gen {
                 arms
             }
             Scrutinee::Flag(_) => vec![("true".into(), None), ("false".into(), None)],
+            Scrutinee::Choice(_, choice) => {
+                // Every value, or one alone, two together, and the rest by `_`.
+                let [a, b, c] = choice.values();
+                // (A `&str` has more values than these: `_` instead of the last.)
+                let last = if *choice == Choice::Str { "_" } else { c };
+                match self.rng.random_range(0..3) {
+                    0 => vec![(a.into(), None), (b.into(), None), (last.into(), None)],
+                    1 => vec![(format!("{a} | {c}"), None), ("_".into(), None)],
+                    _ => vec![(b.into(), None), ("_".into(), None)],
+                }
+            }
             Scrutinee::Real(_) => {
                 let v = self.fresh("m");
                 let c = self.literal();

@@ -73,6 +73,8 @@ enum Kind {
     Struct,
     /// Rows of run-time length (data).
     Ragged,
+    /// A constant parameter of another type.
+    Choice(Choice),
 }
 
 #[derive(Clone, Debug)]
@@ -314,6 +316,17 @@ impl Gen {
             .collect()
     }
 
+    /// The constant parameters of other types in reach, with their types.
+    fn choices(&self) -> Vec<(String, Choice)> {
+        self.visible()
+            .into_iter()
+            .filter_map(|v| match v.kind {
+                Kind::Choice(choice) => Some((v.name, choice)),
+                _ => None,
+            })
+            .collect()
+    }
+
     fn flags(&self) -> Vec<Var> {
         self.visible()
             .into_iter()
@@ -527,6 +540,8 @@ fn prefix(kind: &ParamKind) -> &'static str {
         ParamKind::Struct => "m",
         ParamKind::Structs(_) => "ms",
         ParamKind::Ragged(_) => "rows",
+        ParamKind::Choice(Choice::Enum) => "op",
+        ParamKind::Choice(Choice::Str) => "name",
     }
 }
 
@@ -639,6 +654,7 @@ fn declare_params(g: &mut Gen, params: &[Param]) {
             ParamKind::Int { hi, .. } => Kind::Int { hi: Hi::Max(*hi) },
             ParamKind::Bool => Kind::Bool,
             ParamKind::Ragged(_) => Kind::Ragged,
+            ParamKind::Choice(choice) => Kind::Choice(*choice),
             ParamKind::Struct => {
                 declare_struct(g, &p.name);
                 continue;
@@ -837,6 +853,18 @@ fn random_function(g: &mut Gen, name: &str, role: Role) -> Function {
             },
         );
     }
+    if helper && !role.method && g.chance(0.15) {
+        // A `&str` setting, passed along by the caller or written as a literal.
+        let at = g.rng.random_range(1..=params.len());
+        params.insert(
+            at,
+            Param {
+                name: String::new(),
+                kind: ParamKind::Choice(Choice::Str),
+                mutable: false,
+            },
+        );
+    }
     if helper && !role.method && g.structure.is_some() && g.chance(0.4) {
         // A free function taking the struct whole (`fn h1(x0: f64, m1: &S)`), called with
         // a struct parameter, an element of a collection, a name bound to one, or `self`.
@@ -846,6 +874,23 @@ fn random_function(g: &mut Gen, name: &str, role: Role) -> Function {
             Param {
                 name: String::new(),
                 kind: ParamKind::Struct,
+                mutable: false,
+            },
+        );
+    }
+    if !helper && !role.method && g.long.is_none() && g.chance(0.15) {
+        // A constant of another type: the module's enum, or a `&str`.
+        let at = g.rng.random_range(1..=params.len());
+        let choice = if g.chance(0.5) {
+            Choice::Enum
+        } else {
+            Choice::Str
+        };
+        params.insert(
+            at,
+            Param {
+                name: String::new(),
+                kind: ParamKind::Choice(choice),
                 mutable: false,
             },
         );
@@ -929,6 +974,24 @@ fn random_function(g: &mut Gen, name: &str, role: Role) -> Function {
                 let call = Expr::Call(name, args);
                 result = Expr::Bin(BinOp::Add, Box::new(result), Box::new(call));
             }
+        }
+        // Each constant of another type decides a part of the result, so that the body
+        // names it (a parameter of a type that could be a struct, never named, is a
+        // struct parameter).
+        for (name, choice) in g.choices() {
+            let part = if g.chance(0.5) {
+                let scrutinee = Scrutinee::Choice(name, choice);
+                let mut arms = Vec::new();
+                for (pattern, guard) in g.arm_patterns(&scrutinee, 1) {
+                    arms.push((pattern, guard, g.expr(1)));
+                }
+                Expr::Match(Box::new(Match { scrutinee, arms }))
+            } else {
+                let [a, _, _] = choice.values();
+                let cond = Cond::Choice(format!("{name} == {a}"));
+                Expr::If(Box::new(cond), Box::new(g.expr(1)), Box::new(g.expr(1)))
+            };
+            result = Expr::Bin(BinOp::Add, Box::new(result), Box::new(part));
         }
         let reals = g.reals();
         for v in reals.iter().take(6) {
@@ -1396,6 +1459,15 @@ fn build(seed: u64, long: Option<usize>) -> Program {
             ..Role::default()
         },
     );
+    if main
+        .params
+        .iter()
+        .any(|p| p.kind == ParamKind::Choice(Choice::Enum))
+    {
+        items.push(format!(
+            "#[derive(Clone, Copy, Debug, PartialEq)]\npub enum {ENUM} {{ Add, Scale, Skip }}"
+        ));
+    }
     // One program in six has every function `#[grad(reassociate)]`, and a sum that its
     // gradient adds in lanes; the ordinary ones also a sample loop, whose gradient it
     // preaccumulates. Drawn last, so that the other programs are the same as before the

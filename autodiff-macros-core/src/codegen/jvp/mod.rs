@@ -32,7 +32,7 @@ use super::{
     zeros,
 };
 use crate::check::{differentiable_operands, Activity};
-use crate::ir::{Block, CallArg, Callee, Function, NodeId, NodeKind, Num, Place, Stmt, VarId};
+use crate::ir::{Block, CallArg, Callee, Function, NodeId, NodeKind, Place, Stmt, VarId};
 use crate::ir::{Float, VarKind};
 use crate::ops::Partial;
 use proc_macro2::{Ident, Span, TokenStream};
@@ -934,7 +934,7 @@ impl Tangent<'_> {
     fn call_arg_tangent(&self, arg: &CallArg) -> Option<TokenStream> {
         match arg {
             CallArg::Value(node) => {
-                if matches!(self.function.nodes[*node].num, Num::Int | Num::Bool) {
+                if self.function.nodes[*node].num.passed_as_is() {
                     return None;
                 }
                 Some(self.tangent(*node))

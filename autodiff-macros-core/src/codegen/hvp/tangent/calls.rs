@@ -223,9 +223,7 @@ impl Transform<'_> {
         for arg in args {
             let tangent = match arg {
                 // An integer or a flag has no tangent, nor a tangent parameter.
-                crate::ir::CallArg::Value(arg)
-                    if matches!(self.source.nodes[*arg].num, Num::Int | Num::Bool) =>
-                {
+                crate::ir::CallArg::Value(arg) if self.source.nodes[*arg].num.passed_as_is() => {
                     continue;
                 }
                 crate::ir::CallArg::Value(arg) => {
