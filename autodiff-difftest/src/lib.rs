@@ -636,6 +636,13 @@ impl<T: FlatOut> FlatOut for Vec<T> {
     }
 }
 
+impl<A: FlatOut, B: FlatOut> FlatOut for (A, B) {
+    fn flat_out(&self, out: &mut Vec<f64>) {
+        self.0.flat_out(out);
+        self.1.flat_out(out);
+    }
+}
+
 /// A block of a Jacobian (`_jacobian`'s, one per differentiated parameter), by rows.
 pub trait JacobianRow {
     /// Appends row `r`: the partials of output `r` with respect to the parameter's
@@ -681,6 +688,13 @@ impl<'t, T: Leaves<'t>, const N: usize> Leaves<'t> for [T; N] {
         for x in self {
             x.vars(out);
         }
+    }
+}
+
+impl<'t, A: Leaves<'t>, B: Leaves<'t>> Leaves<'t> for (A, B) {
+    fn vars(&self, out: &mut Vec<Var<'t>>) {
+        self.0.vars(out);
+        self.1.vars(out);
     }
 }
 

@@ -93,6 +93,19 @@ pub enum ParamKind {
     Ragged(RowsOf),
     /// A constant of another type, one of three values: the module's enum or a `&str`.
     Choice(Choice),
+    /// A tuple of numbers, `(f64, f64)` (`None`) or `(f64, [f64; K])`, read as `p.0`,
+    /// `p.1[k]`: differentiable, its partial a tuple.
+    Tuple(Option<usize>, Pass),
+}
+
+impl ParamKind {
+    /// How many numbers a tuple parameter holds.
+    pub fn tuple_count(&self) -> Option<usize> {
+        match self {
+            ParamKind::Tuple(k, _) => Some(1 + k.unwrap_or(1)),
+            _ => None,
+        }
+    }
 }
 
 /// The type of a constant parameter that holds no number.
@@ -601,7 +614,10 @@ impl Function {
                 .filter(|&i| {
                     matches!(
                         self.params[i].kind,
-                        ParamKind::Real(..) | ParamKind::Struct | ParamKind::Structs(_)
+                        ParamKind::Real(..)
+                            | ParamKind::Struct
+                            | ParamKind::Structs(_)
+                            | ParamKind::Tuple(..)
                     )
                 })
                 .collect(),

@@ -205,6 +205,12 @@ fn grad_arg(a: &str, i: usize, p: &Param, single: bool) -> String {
         ParamKind::Int { .. } => format!("{a}.int({i})"),
         ParamKind::Bool => format!("{a}.flag({i})"),
         ParamKind::Choice(choice) => format!("[{}][{a}.int({i})]", choice.values().join(", ")),
+        ParamKind::Tuple(k, pass) => {
+            let amp = if *pass == Pass::Value { "" } else { "&" };
+            let n = p.kind.tuple_count().expect("a tuple");
+            let arr = if single { "arr32" } else { "arr" };
+            format!("{amp}{{ let v = {a}.{arr}::<{n}>({i}); {} }}", tuple_of(*k))
+        }
         ParamKind::Struct => format!("&make_{}({a}, {i})", STRUCT.to_lowercase()),
         ParamKind::Structs(_) => format!("&make_{}_vec({a}, {i})", STRUCT.to_lowercase()),
         ParamKind::Ragged(rows) => {
@@ -294,9 +300,32 @@ fn a_owned(i: usize, p: &Param, single: bool) -> String {
     }
 }
 
+/// A tuple of the numbers `v[0]`, `v[1]`, … of an array `v`: `(v[0], v[1])`, or
+/// `(v[0], [v[1], …, v[k]])`.
+fn tuple_of(k: Option<usize>) -> String {
+    match k {
+        None => "(v[0], v[1])".into(),
+        Some(k) => {
+            let rest: Vec<String> = (1..=k).map(|j| format!("v[{j}]")).collect();
+            format!("(v[0], [{}])", rest.join(", "))
+        }
+    }
+}
+
 /// The `let` making a parameter's leaves on the tape (if it has numbers), and the
 /// argument passed.
 fn tape_leaf(i: usize, p: &Param) -> (Option<String>, String) {
+    if let ParamKind::Tuple(k, pass) = &p.kind {
+        let n = p.kind.tuple_count().expect("a tuple");
+        let amp = if *pass == Pass::Value { "" } else { "&" };
+        return (
+            Some(format!(
+                "let p{i} = {{ let v = a.arr::<{n}>({i}).map(|v| t.leaf(v)); {} }};",
+                tuple_of(*k)
+            )),
+            format!("{amp}p{i}"),
+        );
+    }
     if p.kind == ParamKind::Struct {
         let lower = STRUCT.to_lowercase();
         return (
@@ -344,6 +373,7 @@ pub fn case(name: &str, program: &Program, source: &str) -> String {
         .map(|p| match &p.kind {
             ParamKind::Int { lo, hi } => format!("Spec::Int({lo}, {hi})"),
             ParamKind::Choice(_) => "Spec::Int(0, 2)".into(),
+            ParamKind::Tuple(..) => format!("Spec::Real({})", p.kind.tuple_count().unwrap_or(0)),
             ParamKind::Ragged(_) => "Spec::Ragged".into(),
             ParamKind::Bool => "Spec::Bool".into(),
             ParamKind::Real(Shape::Scalar, _) => "Spec::Real(1)".into(),

@@ -66,6 +66,13 @@ pub fn param_type(kind: &ParamKind, target: Target) -> String {
         ParamKind::Bool => "bool".into(),
         ParamKind::Choice(Choice::Enum) => ENUM.into(),
         ParamKind::Choice(Choice::Str) => "&str".into(),
+        ParamKind::Tuple(k, pass) => {
+            let amp = if *pass == Pass::Value { "" } else { "&" };
+            match k {
+                None => format!("{amp}({e}, {e})"),
+                Some(k) => format!("{amp}({e}, [{e}; {k}])"),
+            }
+        }
         ParamKind::Struct => match target {
             Target::Grad => format!("&{STRUCT}"),
             Target::Tape => format!("&{STRUCT}Tape<'t>"),

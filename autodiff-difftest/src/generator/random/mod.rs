@@ -541,6 +541,7 @@ fn prefix(kind: &ParamKind) -> &'static str {
         ParamKind::Structs(_) => "ms",
         ParamKind::Ragged(_) => "rows",
         ParamKind::Choice(Choice::Enum) => "op",
+        ParamKind::Tuple(..) => "tp",
         ParamKind::Choice(Choice::Str) => "name",
     }
 }
@@ -655,6 +656,21 @@ fn declare_params(g: &mut Gen, params: &[Param]) {
             ParamKind::Bool => Kind::Bool,
             ParamKind::Ragged(_) => Kind::Ragged,
             ParamKind::Choice(choice) => Kind::Choice(*choice),
+            // Its parts are variables of their own, `tp2.0` and `tp2.1`.
+            ParamKind::Tuple(k, _) => {
+                g.declare(&format!("{}.0", p.name), Kind::Real { deref: false }, false);
+                let second = match k {
+                    None => Kind::Real { deref: false },
+                    Some(k) => Kind::Array {
+                        len: ALen::Fixed(Len::Lit(*k)),
+                        inner: None,
+                        owner: Owner::Field,
+                        local: false,
+                    },
+                };
+                g.declare(&format!("{}.1", p.name), second, false);
+                continue;
+            }
             ParamKind::Struct => {
                 declare_struct(g, &p.name);
                 continue;
@@ -878,6 +894,24 @@ fn random_function(g: &mut Gen, name: &str, role: Role) -> Function {
             },
         );
     }
+    if !helper && !role.method && g.chance(0.12) {
+        // A tuple of numbers, by value or by reference.
+        let at = g.rng.random_range(0..=params.len());
+        let k = g.chance(0.5).then(|| g.rng.random_range(1..4));
+        let pass = if g.chance(0.5) {
+            Pass::Value
+        } else {
+            Pass::Ref
+        };
+        params.insert(
+            at,
+            Param {
+                name: String::new(),
+                kind: ParamKind::Tuple(k, pass),
+                mutable: false,
+            },
+        );
+    }
     if !helper && !role.method && g.long.is_none() && g.chance(0.15) {
         // A constant of another type: the module's enum, or a `&str`.
         let at = g.rng.random_range(1..=params.len());
@@ -1010,7 +1044,12 @@ fn random_function(g: &mut Gen, name: &str, role: Role) -> Function {
     let result = results.remove(0);
     // wrt: all numbers (no attribute argument), or a non-empty subset in any order.
     let reals: Vec<usize> = (0..params.len())
-        .filter(|&i| matches!(params[i].kind, ParamKind::Real(..) | ParamKind::Struct))
+        .filter(|&i| {
+            matches!(
+                params[i].kind,
+                ParamKind::Real(..) | ParamKind::Struct | ParamKind::Tuple(..)
+            )
+        })
         .collect();
     let wrt = if !helper && g.chance(0.35) {
         let mut subset: Vec<usize> = reals.iter().copied().filter(|_| g.chance(0.6)).collect();
