@@ -308,3 +308,36 @@ fn calls_writing_through_mut_inside_a_body() {
     let expected = common::slope(g, 1e-5);
     common::assert_all_close(&[hx, hr], &expected, 1e-6, "damped_hvp");
 }
+
+/// A scratch slice written through, beside `mut` parameters, one of them reassigned
+/// (found by the random programs: the wrappers passed `mut x` to the original as a
+/// pattern, and the macro panicked).
+#[grad(jvp, hvp)]
+fn scratch_and_mut(mut x: f64, scratch: &mut [f64], mut k: f64) -> f64 {
+    x *= 2.0;
+    k += 1.0;
+    scratch[0] += x * k;
+    scratch[1] = scratch[0] * scratch[0];
+    scratch[1] + x
+}
+
+#[test]
+fn mut_parameters_beside_a_written_slice() {
+    let (x, k) = (0.5, 1.5);
+    let s0 = [0.25, -1.0];
+    let mut s = s0.to_vec();
+    let (value, dx, d_s, dk) = scratch_and_mut_grad(x, &mut s, k);
+    let mut expected_s = s0.to_vec();
+    let expected = scratch_and_mut(x, &mut expected_s, k);
+    assert_eq!(value.to_bits(), expected.to_bits());
+    assert_eq!(s, expected_s); // written as the original writes
+                               // By hand: s0' = s0 + 2x(k + 1), value = s0'² + 2x.
+    let s0_after = s0[0] + 2.0 * x * (k + 1.0);
+    assert_close(dx, 2.0 * s0_after * 2.0 * (k + 1.0) + 2.0, 1e-14, "∂/∂x");
+    assert_close(dk, 2.0 * s0_after * 2.0 * x, 1e-14, "∂/∂k");
+    assert_close(d_s[0], 2.0 * s0_after, 1e-14, "∂/∂scratch₀");
+    assert_close(d_s[1], 0.0, 1e-14, "∂/∂scratch₁");
+    let mut s = s0.to_vec();
+    let (_, tangent) = scratch_and_mut_jvp(x, &mut s, k, 1.0, &[0.0, 0.0], 0.0);
+    assert_close(tangent, dx, 1e-14, "jvp");
+}

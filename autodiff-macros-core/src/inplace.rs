@@ -372,7 +372,11 @@ pub fn wrappers(original: &ItemFn, generated: &TokenStream, in_impl: bool) -> To
             .take(original.sig.inputs.len())
             .map(|input| match input {
                 FnArg::Receiver(receiver) => receiver.self_token.to_token_stream(),
-                FnArg::Typed(typed) => typed.pat.to_token_stream(),
+                // `x` of `mut x: f64`: the name, not the pattern.
+                FnArg::Typed(typed) => match &*typed.pat {
+                    Pat::Ident(pat) => pat.ident.to_token_stream(),
+                    pat => pat.to_token_stream(),
+                },
             })
             .collect();
         let twin_fn = path(&item.sig.ident);

@@ -66,6 +66,20 @@ pub enum Pass {
     Ref,
     /// A slice as `&Vec<…>`.
     VecRef,
+    /// `&mut [f64; N]` or `&mut [f64]`, written through by the body: differentiated with
+    /// respect to its value on entry, its tangent passed by value (an array) or as `&[f64]`.
+    MutRef,
+}
+
+impl Pass {
+    /// How a parameter passed so is borrowed: `""`, `"&"` or `"&mut "`.
+    pub fn borrow(self) -> &'static str {
+        match self {
+            Pass::Value => "",
+            Pass::Ref | Pass::VecRef => "&",
+            Pass::MutRef => "&mut ",
+        }
+    }
 }
 
 /// The type of a parameter.
@@ -769,6 +783,35 @@ pub fn visit_stmts(stmts: &[Stmt], f: &mut dyn FnMut(&Expr)) {
     }
 }
 
+/// Whether `stmts` (at any depth, in expression blocks too) assign to an element of the
+/// array `name` (`name[i] = …`, `name[i] += …`).
+pub fn assigns(stmts: &[Stmt], name: &str) -> bool {
+    let mut found = false;
+    for s in stmts {
+        found |= match s {
+            Stmt::Assign(Place::Index(array, _), ..) => array == name,
+            Stmt::For { body, .. }
+            | Stmt::Loop { body, .. }
+            | Stmt::Block(body)
+            | Stmt::While(_, body)
+            | Stmt::RaggedLoop { body, .. } => assigns(body, name),
+            Stmt::If(branches, otherwise) => {
+                branches.iter().any(|(_, body)| assigns(body, name))
+                    || otherwise.as_ref().is_some_and(|body| assigns(body, name))
+            }
+            Stmt::Match(m) => m.arms.iter().any(|(_, _, body)| assigns(body, name)),
+            _ => false,
+        };
+    }
+    // Statements inside expressions (`{ let a = …; a }`).
+    visit_stmts(stmts, &mut |e| {
+        if let Expr::Block(inner, _) = e {
+            found |= assigns(inner, name);
+        }
+    });
+    found
+}
+
 fn visit_cond(c: &Cond, f: &mut dyn FnMut(&Expr)) {
     match c {
         Cond::Cmp(_, a, b) => {
@@ -878,7 +921,8 @@ impl Program {
     /// Jacobian is checked: its main function has no struct parameter (which `_jacobian`
     /// does not take yet), no `wrt(..)`, no const generics and one output, and takes no
     /// enum (which the vector function would pass to it: a type that could be a struct
-    /// is a struct parameter where it is passed to a function).
+    /// is a struct parameter where it is passed to a function), nor a `&mut` (a call
+    /// passing one whose value is used is not supported).
     pub fn vector_applies(&self) -> bool {
         let main = &self.main;
         main.wrt.is_none()
@@ -888,7 +932,10 @@ impl Program {
             && main.params.iter().all(|p| {
                 !matches!(
                     p.kind,
-                    ParamKind::Struct | ParamKind::Structs(_) | ParamKind::Choice(Choice::Enum)
+                    ParamKind::Struct
+                        | ParamKind::Structs(_)
+                        | ParamKind::Choice(Choice::Enum)
+                        | ParamKind::Real(_, Pass::MutRef)
                 )
             })
     }

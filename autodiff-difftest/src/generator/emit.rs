@@ -111,7 +111,7 @@ pub fn module(name: &str, program: &Program) -> String {
     // numbers in the differentiated parameters.
     let tangents: Vec<String> = partials
         .iter()
-        .map(|&i| grad_arg("t", i, &main.params[i], single))
+        .map(|&i| tangent_arg(i, &main.params[i], single))
         .collect();
     let _ = writeln!(
         s,
@@ -227,22 +227,24 @@ fn grad_arg(a: &str, i: usize, p: &Param, single: bool) -> String {
             }
         }
         ParamKind::Real(shape, pass) if single => {
-            let amp = if *pass == Pass::Value { "" } else { "&" };
+            let amp = pass.borrow();
             match shape {
                 Shape::Scalar => format!("{a}.f32({i})"),
                 Shape::Array(n) => format!("{amp}{a}.arr32::<{}>({i})", n.value()),
                 Shape::Nested(n, k) => format!("{amp}{a}.arr2_32::<{}, {k}>({i})", n.value()),
+                Shape::Slice if *pass == Pass::MutRef => format!("&mut {a}.slice32({i})"),
                 Shape::Slice => format!("&{a}.slice32({i})"),
                 Shape::Rows(k) => format!("&{a}.rows32::<{k}>({i})"),
             }
         }
         ParamKind::Real(shape, pass) => {
-            let amp = if *pass == Pass::Value { "" } else { "&" };
+            let amp = pass.borrow();
             match shape {
                 Shape::Scalar => format!("{a}.f({i})"),
                 Shape::Array(n) => format!("{amp}{a}.arr::<{}>({i})", n.value()),
                 Shape::Nested(n, k) => format!("{amp}{a}.arr2::<{}, {k}>({i})", n.value()),
                 Shape::Slice if *pass == Pass::VecRef => format!("{a}.vec({i})"),
+                Shape::Slice if *pass == Pass::MutRef => format!("&mut {a}.slice({i}).to_vec()"),
                 Shape::Slice => format!("{a}.slice({i})"),
                 Shape::Rows(k) => format!("&{a}.rows::<{k}>({i})"),
             }
@@ -294,6 +296,10 @@ fn a_owned(i: usize, p: &Param, single: bool) -> String {
         ParamKind::Structs(_) => format!("make_{lower}_vec(a, {i})"),
         ParamKind::Real(Shape::Slice, _) if single => format!("a.slice32({i})"),
         ParamKind::Real(Shape::Slice, _) => format!("a.slice({i}).to_vec()"),
+        ParamKind::Real(Shape::Array(n), Pass::MutRef) if single => {
+            format!("a.arr32::<{}>({i})", n.value())
+        }
+        ParamKind::Real(Shape::Array(n), Pass::MutRef) => format!("a.arr::<{}>({i})", n.value()),
         _ => grad_arg("a", i, p, single)
             .trim_start_matches('&')
             .to_string(),
@@ -359,8 +365,39 @@ fn tape_leaf(i: usize, p: &Param) -> (Option<String>, String) {
             "a.rows::<{k}>({i}).into_iter().map(|r| r.map(|v| t.leaf(v))).collect::<Vec<_>>()"
         ),
     };
-    let amp = if *pass == Pass::Value { "" } else { "&" };
+    if *pass == Pass::MutRef {
+        // The body writes through it: a working copy, while `p{i}` keeps the leaves of
+        // the value on entry, with respect to which it is differentiated.
+        return (
+            Some(format!(
+                "let p{i} = {init};\n    let mut q{i} = p{i}.clone();"
+            )),
+            format!("&mut q{i}"),
+        );
+    }
+    let amp = pass.borrow();
     (Some(format!("let p{i} = {init};")), format!("{amp}p{i}"))
+}
+
+/// A differentiated parameter's tangent (or direction) in `_jvp` and `_hvp`: of the
+/// parameter's type, but for a `&mut` (always written through, see `random_function`),
+/// whose tangent is of the value on entry: an array by value, or a `&[f64]`.
+fn tangent_arg(i: usize, p: &Param, single: bool) -> String {
+    match &p.kind {
+        ParamKind::Real(shape @ (Shape::Array(_) | Shape::Slice), Pass::MutRef) => {
+            let pass = if matches!(shape, Shape::Array(_)) {
+                Pass::Value
+            } else {
+                Pass::Ref
+            };
+            let as_read = Param {
+                kind: ParamKind::Real(shape.clone(), pass),
+                ..p.clone()
+            };
+            grad_arg("t", i, &as_read, single)
+        }
+        _ => grad_arg("t", i, p, single),
+    }
 }
 
 /// The entry of the table of cases for the module `name`, whose source ([`module`]) is

@@ -94,13 +94,13 @@ pub fn param_type(kind: &ParamKind, target: Target) -> String {
             }
         }
         ParamKind::Real(shape, pass) => {
-            let amp = if *pass == Pass::Value { "" } else { "&" };
+            let amp = pass.borrow();
             match shape {
                 Shape::Scalar => e.into(),
                 Shape::Array(n) => format!("{amp}[{e}; {}]", n.render()),
                 Shape::Nested(n, k) => format!("{amp}[[{e}; {k}]; {}]", n.render()),
                 Shape::Slice if *pass == Pass::VecRef => format!("&Vec<{e}>"),
-                Shape::Slice => format!("&[{e}]"),
+                Shape::Slice => format!("{amp}[{e}]"),
                 Shape::Rows(k) if *pass == Pass::VecRef => format!("&Vec<[{e}; {k}]>"),
                 Shape::Rows(k) => format!("&[[{e}; {k}]]"),
             }

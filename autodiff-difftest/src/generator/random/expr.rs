@@ -543,8 +543,10 @@ impl Gen {
     /// is copied at the call (kept per iteration in a loop, for the sweep); windows,
     /// vectors and arrays of generic length are never passed.
     fn passable_whole(len: &Len, owner: &Owner) -> bool {
-        !(matches!(owner, Owner::Window | Owner::Vec | Owner::Grown)
-            || matches!(len, Len::Generic(_)))
+        !(matches!(
+            owner,
+            Owner::Window | Owner::Vec | Owner::Grown | Owner::MutRef
+        ) || matches!(len, Len::Generic(_)))
     }
 
     /// The arrays of constant length that could be passed whole here, or their rows:

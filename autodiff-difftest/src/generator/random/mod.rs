@@ -49,6 +49,9 @@ enum Owner {
     /// A local `Vec` filled by `push`, some pushes under a condition: at least as long as
     /// it says, so its own indices (`0..v.len()`, `enumerate`) bound nothing.
     Grown,
+    /// A `&mut` parameter the body writes through: iterated by `.iter()`, never passed
+    /// whole.
+    MutRef,
 }
 
 #[derive(Clone, Debug)]
@@ -623,10 +626,10 @@ fn declare_params(g: &mut Gen, params: &[Param]) {
             ParamKind::Real(Shape::Array(n), pass) => Kind::Array {
                 len: ALen::Fixed(n.clone()),
                 inner: None,
-                owner: if *pass == Pass::Value {
-                    Owner::Array
-                } else {
-                    Owner::Borrowed
+                owner: match pass {
+                    Pass::Value => Owner::Array,
+                    Pass::MutRef => Owner::MutRef,
+                    Pass::Ref | Pass::VecRef => Owner::Borrowed,
                 },
                 local: false,
             },
@@ -640,10 +643,14 @@ fn declare_params(g: &mut Gen, params: &[Param]) {
                 },
                 local: false,
             },
-            ParamKind::Real(Shape::Slice, _) => Kind::Array {
+            ParamKind::Real(Shape::Slice, pass) => Kind::Array {
                 len: ALen::Run,
                 inner: None,
-                owner: Owner::Borrowed,
+                owner: if *pass == Pass::MutRef {
+                    Owner::MutRef
+                } else {
+                    Owner::Borrowed
+                },
                 local: false,
             },
             ParamKind::Real(Shape::Rows(k), _) => Kind::Array {
@@ -690,7 +697,9 @@ fn declare_params(g: &mut Gen, params: &[Param]) {
                 continue;
             }
         };
-        g.declare(&p.name, kind, p.mutable);
+        // Written through, as a `mut` parameter is assigned.
+        let writable = p.mutable || matches!(p.kind, ParamKind::Real(_, Pass::MutRef));
+        g.declare(&p.name, kind, writable);
     }
 }
 
@@ -942,6 +951,20 @@ fn random_function(g: &mut Gen, name: &str, role: Role) -> Function {
             },
         );
     }
+    if !helper && !role.method {
+        // Arrays and slices written through: `&mut [f64; N]`, `&mut [f64]`.
+        for p in &mut params {
+            if let ParamKind::Real(
+                Shape::Array(Len::Lit(_) | Len::Named(..)) | Shape::Slice,
+                pass,
+            ) = &mut p.kind
+            {
+                if *pass == Pass::Ref && g.rng.random_bool(0.2) {
+                    *pass = Pass::MutRef;
+                }
+            }
+        }
+    }
     rename(&mut params);
     // Fresh names are numbered after the parameters' (`x0`, `w1`, …), so they never
     // collide.
@@ -1041,6 +1064,25 @@ fn random_function(g: &mut Gen, name: &str, role: Role) -> Function {
         results.push(result);
     }
     g.generic = None;
+    // A `&mut` parameter is written through (then differentiated with respect to its value
+    // on entry, its tangent taken by value): once more at the end where the random
+    // statements did not.
+    for p in &params {
+        if let ParamKind::Real(shape, Pass::MutRef) = &p.kind {
+            if !assigns(&body, &p.name) {
+                let index = match shape {
+                    Shape::Array(n) => g.index(&ALen::Fixed(n.clone())),
+                    _ => IExpr::Lit(g.rng.random_range(0..SLICE_MIN)),
+                };
+                let value = g.expr(1);
+                body.push(Stmt::Assign(
+                    Place::Index(p.name.clone(), vec![index]),
+                    "+",
+                    value,
+                ));
+            }
+        }
+    }
     let result = results.remove(0);
     // wrt: all numbers (no attribute argument), or a non-empty subset in any order.
     let reals: Vec<usize> = (0..params.len())

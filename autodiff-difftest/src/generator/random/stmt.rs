@@ -138,11 +138,20 @@ impl Gen {
                         len, inner, owner, ..
                     } = a.kind
                     {
-                        let hide = owner == Owner::Vec;
+                        let hide = matches!(owner, Owner::Vec | Owner::MutRef);
                         if hide {
                             self.hidden.push(a.name.clone());
                         }
-                        let mut indices = vec![self.index(&len)];
+                        // A `&mut` slice, which an index may not read while it is written
+                        // (`xs[i % xs.len()] += …` does not borrow-check), and which may be
+                        // the only thing of the run-time length in scope: a literal index
+                        // below the smallest run-time length.
+                        let first = if owner == Owner::MutRef && len == ALen::Run {
+                            IExpr::Lit(self.rng.random_range(0..SLICE_MIN))
+                        } else {
+                            self.index(&len)
+                        };
+                        let mut indices = vec![first];
                         if let Some(k) = inner {
                             indices.push(self.index(&ALen::Fixed(Len::Lit(k))));
                         }
@@ -1043,6 +1052,7 @@ impl Gen {
                         (format!("&{}", src.name), true)
                     }
                     Owner::Borrowed | Owner::Window => (src.name.clone(), true),
+                    Owner::MutRef => (format!("{}.iter()", src.name), true),
                 };
                 declare_item(self, &x, by_ref);
                 (x, text)
