@@ -73,7 +73,7 @@ pub enum Pass {
 
 impl Pass {
     /// How a parameter passed so is borrowed: `""`, `"&"` or `"&mut "`.
-    pub fn borrow(self) -> &'static str {
+    pub fn sigil(self) -> &'static str {
         match self {
             Pass::Value => "",
             Pass::Ref | Pass::VecRef => "&",

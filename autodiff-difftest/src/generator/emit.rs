@@ -227,7 +227,7 @@ fn grad_arg(a: &str, i: usize, p: &Param, single: bool) -> String {
             }
         }
         ParamKind::Real(shape, pass) if single => {
-            let amp = pass.borrow();
+            let amp = pass.sigil();
             match shape {
                 Shape::Scalar => format!("{a}.f32({i})"),
                 Shape::Array(n) => format!("{amp}{a}.arr32::<{}>({i})", n.value()),
@@ -238,7 +238,7 @@ fn grad_arg(a: &str, i: usize, p: &Param, single: bool) -> String {
             }
         }
         ParamKind::Real(shape, pass) => {
-            let amp = pass.borrow();
+            let amp = pass.sigil();
             match shape {
                 Shape::Scalar => format!("{a}.f({i})"),
                 Shape::Array(n) => format!("{amp}{a}.arr::<{}>({i})", n.value()),
@@ -375,7 +375,7 @@ fn tape_leaf(i: usize, p: &Param) -> (Option<String>, String) {
             format!("&mut q{i}"),
         );
     }
-    let amp = pass.borrow();
+    let amp = pass.sigil();
     (Some(format!("let p{i} = {init};")), format!("{amp}p{i}"))
 }
 

@@ -94,7 +94,7 @@ pub fn param_type(kind: &ParamKind, target: Target) -> String {
             }
         }
         ParamKind::Real(shape, pass) => {
-            let amp = pass.borrow();
+            let amp = pass.sigil();
             match shape {
                 Shape::Scalar => e.into(),
                 Shape::Array(n) => format!("{amp}[{e}; {}]", n.render()),
