@@ -456,3 +456,58 @@ fn copies_of_rows_bound_by_loops() {
     let by_hand: f64 = rows.iter().map(|r| r[0] * r[1]).sum();
     assert_close(d_w[0], by_hand, 1e-12, "∂f/∂w0");
 }
+
+/// A struct built in the body, with an array field.
+#[derive(Clone, Copy)]
+struct Span2 {
+    a: f64,
+    b: [f64; 2],
+}
+
+/// Copies and destructurings of a struct local inside loops, branches and blocks
+/// (found by the random programs: inside a nested block the local was taken for one used
+/// whole).
+#[grad(jvp, hvp)]
+fn nested_destructuring(x: f64, y: f64) -> f64 {
+    let mut p = Span2 {
+        a: x * y,
+        b: [x, y],
+    };
+    let mut s = 0.0;
+    for k in 0..4 {
+        let Span2 { b: h, .. } = p;
+        let q = p;
+        s += h[k % 2] * x + q.a;
+        if k == 2 {
+            let Span2 { a, b } = q;
+            s += a * b[1];
+            p.a += s;
+        }
+    }
+    let r = {
+        let Span2 { a, .. } = p;
+        a * 2.0
+    };
+    s + p.a + r
+}
+
+#[test]
+fn struct_locals_taken_apart_in_nested_blocks() {
+    let (x, y) = (0.5, 1.5);
+    let (value, dx, dy) = nested_destructuring_grad(x, y);
+    assert_eq!(value.to_bits(), nested_destructuring(x, y).to_bits());
+    // By hand: k = 0..2 add x² + xy, xy·x + xy, x² + xy; at k = 2 also xy·y, and then
+    // p.a = xy + s; k = 3 adds xy·x + p.a. Value s + 3 p.a.
+    let f = |x: f64, y: f64| {
+        let xy = x * y;
+        let mut s = (x * x + xy) + (y * x + xy) + (x * x + xy) + xy * y;
+        let a = xy + s;
+        s += y * x + a;
+        s + 3.0 * a
+    };
+    assert_close(value, f(x, y), 1e-14, "value by hand");
+    let fd = fd_gradient(|p| nested_destructuring(p[0], p[1]), &[x, y]);
+    assert_all_close(&[dx, dy], &fd, 1e-7, "central differences");
+    let (_, tangent) = nested_destructuring_jvp(x, y, 1.0, -0.5);
+    assert_close(tangent, dx - 0.5 * dy, 1e-13, "jvp");
+}

@@ -465,6 +465,30 @@ pub enum Stmt {
     Destructure(Vec<Option<String>>, String),
     /// `let p = &ms[i];`: a name for an element of a collection of structs.
     LetElement(String, String, IExpr),
+    /// `let [mut] p = Pair { a: e, b: [e1, e2] };`: a struct built in the body ([`PAIR`]).
+    LetPair {
+        /// The local.
+        name: String,
+        /// `let mut`.
+        mutable: bool,
+        /// Its field `a`.
+        a: Expr,
+        /// Its field `b`, of two numbers.
+        b: Vec<Expr>,
+        /// Written with field shorthand: `let a = e; let p = Pair { a, b: … };`.
+        shorthand: bool,
+    },
+    /// `let q = p;` of a `Pair`.
+    CopyPair(String, String),
+    /// `let Pair { a: x, b: y } = p;` (`..` for a part left out).
+    DestructurePair {
+        /// The name bound to `a`, if any.
+        a: Option<String>,
+        /// The name bound to `b`, if any.
+        b: Option<String>,
+        /// The `Pair` taken apart.
+        of: String,
+    },
     /// A call of a helper returning an array, and where its value goes.
     CallArray {
         /// Where the array goes.
@@ -578,6 +602,18 @@ pub enum ArrayBinding {
     },
     /// `v = h(..);` of a local array of the same length.
     Assign(String),
+}
+
+/// The struct that bodies build with a literal, `Pair { a: f64, b: [f64; 2] }`, and its
+/// `Tape` twin `PairTape<'t>`: items of a module whose functions build one.
+pub const PAIR: &str = "Pair";
+
+/// The items defining [`PAIR`] and its twin.
+pub fn pair_items() -> [String; 2] {
+    [
+        format!("#[derive(Clone, Copy, Debug)]\npub struct {PAIR} {{ pub a: f64, pub b: [f64; 2] }}"),
+        format!("#[derive(Clone, Copy)]\npub struct {PAIR}Tape<'t> {{ pub a: Var<'t>, pub b: [Var<'t>; 2] }}"),
+    ]
 }
 
 /// The value a tuple `let` takes apart.
@@ -734,6 +770,10 @@ pub fn visit_stmts(stmts: &[Stmt], f: &mut dyn FnMut(&Expr)) {
             Stmt::LetClosure { body, args, .. } => {
                 visit_expr(body, f);
                 args.iter().for_each(|e| visit_expr(e, f));
+            }
+            Stmt::LetPair { a, b, .. } => {
+                visit_expr(a, f);
+                b.iter().for_each(|e| visit_expr(e, f));
             }
             Stmt::LetArray {
                 init: ArrayInit::Collect { value, .. },

@@ -579,6 +579,61 @@ impl Writer {
                     ArrayBinding::Assign(name) => self.line(&format!("{name} = {call};")),
                 }
             }
+            Stmt::LetPair {
+                name,
+                mutable,
+                a,
+                b,
+                shorthand,
+            } => {
+                let m = if *mutable { "mut " } else { "" };
+                let ty = if self.tape() {
+                    format!("{PAIR}Tape")
+                } else {
+                    PAIR.to_string()
+                };
+                let wrap = |w: &Writer, e: &Expr| {
+                    let e = w.root(e);
+                    if w.tape() {
+                        format!("t.v({e})")
+                    } else {
+                        e
+                    }
+                };
+                let b: Vec<String> = b.iter().map(|e| wrap(self, e)).collect();
+                let a = wrap(self, a);
+                if *shorthand {
+                    self.line(&format!("let a = {a};"));
+                    self.line(&format!(
+                        "let {m}{name} = {ty} {{ a, b: [{}] }};",
+                        b.join(", ")
+                    ));
+                } else {
+                    self.line(&format!(
+                        "let {m}{name} = {ty} {{ a: {a}, b: [{}] }};",
+                        b.join(", ")
+                    ));
+                }
+            }
+            Stmt::CopyPair(name, of) => self.line(&format!("let {name} = {of};")),
+            Stmt::DestructurePair { a, b, of } => {
+                let ty = if self.tape() {
+                    format!("{PAIR}Tape")
+                } else {
+                    PAIR.to_string()
+                };
+                let mut parts = Vec::new();
+                if let Some(a) = a {
+                    parts.push(format!("a: {a}"));
+                }
+                if let Some(b) = b {
+                    parts.push(format!("b: {b}"));
+                }
+                if a.is_none() || b.is_none() {
+                    parts.push("..".into());
+                }
+                self.line(&format!("let {ty} {{ {} }} = {of};", parts.join(", ")));
+            }
             Stmt::LetElement(name, of, index) => {
                 let index = self.iexpr(index);
                 self.line(&format!("let {name} = &{of}[{index}];"));

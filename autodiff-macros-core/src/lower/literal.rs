@@ -23,12 +23,20 @@ use syn::visit_mut::{self, VisitMut};
 /// error for each use of such a struct as a whole.
 pub(super) fn scalarize(block: &syn::Block, errors: &mut Errors) -> syn::Block {
     let mut block = block.clone();
-    Scalarize { errors }.visit_block_mut(&mut block);
+    Scalarize {
+        errors,
+        scope: Vec::new(),
+    }
+    .visit_block_mut(&mut block);
     block
 }
 
 struct Scalarize<'a> {
     errors: &'a mut Errors,
+    /// The struct locals of the enclosing blocks and their fields' locals by path, as
+    /// they are where the nested block being visited starts: a nested block (a loop's
+    /// body) copies and destructures them as its own.
+    scope: Vec<(Vec<Ident>, HashMap<String, Ident>)>,
 }
 
 /// The name of the local holding field `member` of the struct local named `base`.
@@ -211,6 +219,10 @@ fn whole_uses(stmt: &syn::Stmt, locals: &[Ident]) -> Vec<Ident> {
         found: Vec<Ident>,
     }
     impl<'ast> Visit<'ast> for Uses<'_> {
+        // A nested block is checked on its own, where its copies and destructurings are
+        // known (see `Scalarize::visit_block_mut`).
+        fn visit_block(&mut self, _: &'ast syn::Block) {}
+
         fn visit_expr_path(&mut self, path: &'ast syn::ExprPath) {
             if let Some(ident) = path.path.get_ident() {
                 if let Some(local) = self.locals.iter().find(|l| *l == ident) {
@@ -231,9 +243,9 @@ fn whole_uses(stmt: &syn::Stmt, locals: &[Ident]) -> Vec<Ident> {
 
 impl VisitMut for Scalarize<'_> {
     fn visit_block_mut(&mut self, block: &mut syn::Block) {
-        // The struct locals of this block so far, and their fields' locals by path.
-        let mut locals: Vec<Ident> = Vec::new();
-        let mut names: HashMap<String, Ident> = HashMap::new();
+        // The struct locals of this block so far (those of the enclosing blocks first), and
+        // their fields' locals by path.
+        let (mut locals, mut names) = self.scope.last().cloned().unwrap_or_default();
         let mut out = Vec::new();
         for mut stmt in std::mem::take(&mut block.stmts) {
             if !names.is_empty() {
@@ -300,6 +312,10 @@ impl VisitMut for Scalarize<'_> {
                     continue;
                 }
             }
+            // The nested blocks first, each with the struct locals known here.
+            self.scope.push((locals.clone(), names.clone()));
+            visit_mut::visit_stmt_mut(self, &mut stmt);
+            self.scope.pop();
             // A struct local as a field of a literal that is split is copied, not used
             // whole.
             let mut copied = Vec::new();
@@ -344,11 +360,7 @@ impl VisitMut for Scalarize<'_> {
                 if let (Some((name, mutable)), Some(literal)) = (let_name(local), literal) {
                     let name = name.clone();
                     // Fields read before the `let` are renamed already; nested blocks in
-                    // the fields' expressions get their own literals split too.
-                    let mut literal = literal;
-                    for (_, expr) in &mut literal {
-                        self.visit_expr_mut(expr);
-                    }
+                    // the fields' expressions had their own literals split above.
                     self.split(
                         &name,
                         &name.to_string(),
@@ -361,7 +373,6 @@ impl VisitMut for Scalarize<'_> {
                     continue;
                 }
             }
-            visit_mut::visit_stmt_mut(self, &mut stmt);
             out.push(stmt);
         }
         block.stmts = out;

@@ -16,7 +16,7 @@ impl Gen {
                 Kind::Array { .. } => arrays.push(v),
                 Kind::Int { .. } => ints.push(v),
                 Kind::Ragged if !self.straight => ragged.push(v),
-                Kind::Bool | Kind::Struct | Kind::Ragged | Kind::Choice(_) => {}
+                Kind::Bool | Kind::Struct | Kind::Ragged | Kind::Choice(_) | Kind::Pair => {}
             }
         }
         if !ragged.is_empty() && self.chance(0.1) {

@@ -78,6 +78,8 @@ enum Kind {
     Ragged,
     /// A constant parameter of another type.
     Choice(Choice),
+    /// A [`PAIR`] built in the body (its fields are variables of their own, `p.a`, `p.b`).
+    Pair,
 }
 
 #[derive(Clone, Debug)]
@@ -214,6 +216,8 @@ struct Gen {
     /// The collections of structs of the function being written (`ms2` of
     /// `ms2: &[S]`), which loops go over (see `struct_loop`).
     collections: Vec<String>,
+    /// Some function builds a [`PAIR`]: the module defines it.
+    pairs: bool,
 }
 
 impl Gen {
@@ -244,6 +248,7 @@ impl Gen {
             settled: Vec::new(),
             sample: false,
             collections: Vec::new(),
+            pairs: false,
         }
     }
 
@@ -1569,7 +1574,11 @@ fn build(seed: u64, long: Option<usize>) -> Program {
         && long.is_none()
         && g.structure.is_none()
         && methods.is_empty()
+        && !g.pairs
         && g.chance(1.0 / 6.0);
+    if g.pairs {
+        items.extend(pair_items());
+    }
     Program {
         items,
         helpers,

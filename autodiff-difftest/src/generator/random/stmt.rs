@@ -88,6 +88,10 @@ impl Gen {
             self.array_call(out);
             return;
         }
+        if (40..44).contains(&extra) && !self.straight && self.long.is_none() {
+            self.pair_let(out);
+            return;
+        }
         if extra >= 90 && depth == 0 && self.control == 0 && !self.straight {
             self.push_vector(out);
             return;
@@ -498,6 +502,66 @@ impl Gen {
             iter,
             body,
         });
+    }
+
+    /// A struct built in the body (`let p = Pair { a: e, b: [e1, e2] };`), or a copy of
+    /// one in scope (`let q = p;`), or one taken apart (`let Pair { a: x, .. } = p;`).
+    fn pair_let(&mut self, out: &mut Vec<Stmt>) {
+        self.pairs = true;
+        let pairs: Vec<String> = self
+            .visible()
+            .into_iter()
+            .filter(|v| matches!(v.kind, Kind::Pair))
+            .map(|v| v.name)
+            .collect();
+        match self.rng.random_range(0..4) {
+            0 if !pairs.is_empty() => {
+                let of = self.pick(&pairs);
+                let name = self.fresh("pr");
+                out.push(Stmt::CopyPair(name.clone(), of));
+                self.declare_pair(&name, false);
+            }
+            1 if !pairs.is_empty() => {
+                let of = self.pick(&pairs);
+                let (mut a, mut b) = (
+                    self.chance(0.7).then(|| self.fresh("e")),
+                    self.chance(0.7).then(|| self.fresh("h")),
+                );
+                if a.is_none() && b.is_none() {
+                    a = Some(self.fresh("e"));
+                }
+                if let Some(a) = &a {
+                    self.declare(a, Kind::Real { deref: false }, false);
+                }
+                if let Some(b) = &b {
+                    self.declare(b, pair_array(), false);
+                }
+                let b = b.take();
+                out.push(Stmt::DestructurePair { a, b, of });
+            }
+            _ => {
+                let name = self.fresh("pr");
+                let mutable = self.chance(0.4);
+                let a = self.expr(2);
+                let b = vec![self.expr(1), self.expr(1)];
+                let shorthand = self.chance(0.3);
+                out.push(Stmt::LetPair {
+                    name: name.clone(),
+                    mutable,
+                    a,
+                    b,
+                    shorthand,
+                });
+                self.declare_pair(&name, mutable);
+            }
+        }
+    }
+
+    /// Declares a [`PAIR`] local and its fields.
+    fn declare_pair(&mut self, name: &str, mutable: bool) {
+        self.declare(name, Kind::Pair, false);
+        self.declare(&format!("{name}.a"), Kind::Real { deref: false }, mutable);
+        self.declare(&format!("{name}.b"), pair_array(), mutable);
     }
 
     /// A read of a number field of the struct `p` (`p.b0`, `p.w1[k]`, `p.u2[i][j]`), if
@@ -1534,5 +1598,15 @@ impl Gen {
             },
             false,
         );
+    }
+}
+
+/// The kind of a [`PAIR`]'s field `b`: a local array of two.
+fn pair_array() -> Kind {
+    Kind::Array {
+        len: ALen::Fixed(Len::Lit(2)),
+        inner: None,
+        owner: Owner::Array,
+        local: true,
     }
 }
