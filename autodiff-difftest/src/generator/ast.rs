@@ -717,7 +717,21 @@ pub enum Field {
     Int(usize),
     /// A `bool` constant.
     Bool,
+    /// A struct of its own, [`INNER`].
+    Inner,
+    /// `Vec<Inner>` of the program's run-time length.
+    Items,
+    /// `[Inner; K]`.
+    Parts(usize),
 }
+
+/// The struct that the program's struct may hold ([`Field::Inner`], [`Field::Items`],
+/// [`Field::Parts`]): `Inner { c: f64, v: [f64; 2] }`, deriving `Differentiable`, its
+/// twin `InnerTape<'t>`.
+pub const INNER: &str = "Inner";
+
+/// How many numbers an [`INNER`] holds.
+pub const INNER_COUNT: usize = 3;
 
 /// The program's struct, `S`, deriving `Differentiable`; its `Tape` twin is `STape<'t>`.
 #[derive(Clone, Debug)]
@@ -730,6 +744,20 @@ pub struct StructDef {
 pub const STRUCT: &str = "S";
 
 impl StructDef {
+    /// Whether it holds an [`INNER`] (a field of that type, or a collection of them).
+    pub fn holds_inner(&self) -> bool {
+        self.fields
+            .iter()
+            .any(|(_, f)| matches!(f, Field::Inner | Field::Items | Field::Parts(_)))
+    }
+
+    /// Whether a collection of it may be a parameter: no `Vec` or collection in it.
+    pub fn flat(&self) -> bool {
+        self.fields
+            .iter()
+            .all(|(_, f)| !matches!(f, Field::Vec | Field::Items | Field::Parts(_)))
+    }
+
     /// How many numbers it holds outside its `Vec` fields, and in them per element of the
     /// run-time length.
     pub fn counts(&self) -> (usize, usize) {
@@ -741,6 +769,9 @@ impl StructDef {
                 Field::Array(n) => fixed += n,
                 Field::Nested(n, k) => fixed += n * k,
                 Field::Vec => run += 1,
+                Field::Inner => fixed += INNER_COUNT,
+                Field::Parts(k) => fixed += k * INNER_COUNT,
+                Field::Items => run += INNER_COUNT,
                 Field::Int(_) | Field::Bool => {}
             }
         }

@@ -4,7 +4,7 @@
 //! flattened), plus its entry in the table of cases.
 
 use super::ast::{
-    Field, Param, ParamKind, Pass, Program, RowsOf, Shape, StructDef, Target, STRUCT,
+    Field, Param, ParamKind, Pass, Program, RowsOf, Shape, StructDef, Target, INNER, STRUCT,
 };
 use super::render::{param_type, render_function};
 use std::fmt::Write as _;
@@ -485,14 +485,34 @@ fn structure(def: &StructDef, single: bool) -> String {
     let real = if single { "f32" } else { "f64" };
     let lower = STRUCT.to_lowercase();
     let mut s = String::new();
-    let ty = |f: &Field, e: &str| match f {
-        Field::Scalar => e.to_string(),
-        Field::Array(n) => format!("[{e}; {n}]"),
-        Field::Nested(n, k) => format!("[[{e}; {k}]; {n}]"),
-        Field::Vec => format!("Vec<{e}>"),
-        Field::Int(_) => "usize".into(),
-        Field::Bool => "bool".into(),
+    let ty = |f: &Field, e: &str| {
+        // The inner struct, or its twin where the numbers are the tape's.
+        let inner = if e.starts_with("Var") {
+            format!("{INNER}Tape<'t>")
+        } else {
+            INNER.to_string()
+        };
+        match f {
+            Field::Scalar => e.to_string(),
+            Field::Array(n) => format!("[{e}; {n}]"),
+            Field::Nested(n, k) => format!("[[{e}; {k}]; {n}]"),
+            Field::Vec => format!("Vec<{e}>"),
+            Field::Int(_) => "usize".into(),
+            Field::Bool => "bool".into(),
+            Field::Inner => inner,
+            Field::Items => format!("Vec<{inner}>"),
+            Field::Parts(k) => format!("[{inner}; {k}]"),
+        }
     };
+    if def.holds_inner() {
+        let _ = writeln!(
+            s,
+            "#[derive(Differentiable, Clone, Copy, Debug)]\npub struct {INNER} {{\n    pub c: {real},\n    pub v: [{real}; 2],\n}}\n\
+             #[derive(Clone, Copy)]\npub struct {INNER}Tape<'t> {{\n    pub c: Var<'t>,\n    pub v: [Var<'t>; 2],\n}}\n\
+             impl<'t> Leaves<'t> for {INNER}Tape<'t> {{\n    fn vars(&self, out: &mut Vec<Var<'t>>) {{\n        self.c.vars(out);\n        self.v.vars(out);\n    }}\n}}\n\
+             pub fn make_inner_tape<'t>(t: &Ctx<'t>, s: &{INNER}) -> {INNER}Tape<'t> {{\n    {INNER}Tape {{ c: t.leaf(f64::from(s.c)), v: s.v.map(|v| t.leaf(f64::from(v))) }}\n}}"
+        );
+    }
     let _ = writeln!(
         s,
         "#[derive(Differentiable, Clone, Debug)]\npub struct {STRUCT} {{"
@@ -527,18 +547,26 @@ fn structure(def: &StructDef, single: bool) -> String {
         let _ = writeln!(s, "    let n = (x.len() - {fixed}) / {run};");
     }
     // The numbers' fields start at zero, to be written from the flat view.
+    let inner_zero = format!("{INNER} {{ c: 0.0, v: [0.0; 2] }}");
     let zero = |f: &Field| match f {
         Field::Scalar => Some("0.0".to_string()),
         Field::Array(n) => Some(format!("[0.0; {n}]")),
         Field::Nested(n, k) => Some(format!("[[0.0; {k}]; {n}]")),
+        Field::Inner => Some(inner_zero.clone()),
+        Field::Parts(k) => Some(format!("[{inner_zero}; {k}]")),
         _ => None,
     };
     let (mut ints, mut flags) = (0, 0);
     let mut fields = Vec::new();
     for (name, f) in &def.fields {
         let init = match f {
-            Field::Scalar | Field::Array(_) | Field::Nested(..) => zero(f).unwrap_or_default(),
+            Field::Scalar
+            | Field::Array(_)
+            | Field::Nested(..)
+            | Field::Inner
+            | Field::Parts(_) => zero(f).unwrap_or_default(),
             Field::Vec => "vec![0.0; n]".into(),
+            Field::Items => format!("vec![{inner_zero}; n]"),
             Field::Int(_) => {
                 ints += 1;
                 format!("ints[{}]", ints - 1)
@@ -561,8 +589,12 @@ fn structure(def: &StructDef, single: bool) -> String {
         let mut fields = Vec::new();
         for (name, f) in &def.fields {
             let init = match f {
-                Field::Scalar | Field::Array(_) | Field::Nested(..) => zero(f).unwrap_or_default(),
-                Field::Vec => "Vec::new()".into(),
+                Field::Scalar
+                | Field::Array(_)
+                | Field::Nested(..)
+                | Field::Inner
+                | Field::Parts(_) => zero(f).unwrap_or_default(),
+                Field::Vec | Field::Items => "Vec::new()".into(),
                 Field::Int(hi) => format!("j % {}", hi + 1),
                 Field::Bool => "j % 2 == 0".into(),
             };
@@ -588,6 +620,9 @@ fn structure(def: &StructDef, single: bool) -> String {
             Field::Nested(..) => format!("s.{name}.map(|r| r.map(|v| t.leaf(f64::from(v))))"),
             Field::Vec => format!("s.{name}.iter().map(|&v| t.leaf(f64::from(v))).collect()"),
             Field::Int(_) | Field::Bool => format!("s.{name}"),
+            Field::Inner => format!("make_inner_tape(t, &s.{name})"),
+            Field::Items => format!("s.{name}.iter().map(|x| make_inner_tape(t, x)).collect()"),
+            Field::Parts(_) => format!("s.{name}.map(|x| make_inner_tape(t, &x))"),
         };
         fields.push(format!("{name}: {init}"));
     }

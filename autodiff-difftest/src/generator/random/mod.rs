@@ -98,6 +98,15 @@ struct LoopCtx {
     value: bool,
 }
 
+/// The elements of a collection of structs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Elem {
+    /// The program's struct, of the run-time length.
+    S,
+    /// [`INNER`]: of the run-time length (`None`), or `K` of them.
+    Inner(Option<usize>),
+}
+
 /// The signature of a callable helper.
 #[derive(Clone, Debug)]
 struct Helper {
@@ -214,8 +223,9 @@ struct Gen {
     /// preaccumulating the loop's gradient.
     sample: bool,
     /// The collections of structs of the function being written (`ms2` of
-    /// `ms2: &[S]`), which loops go over (see `struct_loop`).
-    collections: Vec<String>,
+    /// `ms2: &[S]`, `m1.it0` of a field `Vec<Inner>`), which loops go over (see
+    /// `struct_loop`), with their elements' type.
+    collections: Vec<(String, Elem)>,
     /// Some function builds a [`PAIR`]: the module defines it.
     pairs: bool,
 }
@@ -691,7 +701,7 @@ fn declare_params(g: &mut Gen, params: &[Param]) {
             // each a struct as a parameter is: its fields read, its methods called.
             ParamKind::Structs(_) => {
                 let name = &p.name;
-                g.collections.push(name.clone());
+                g.collections.push((name.clone(), Elem::S));
                 for index in [
                     "0".to_string(),
                     "1".to_string(),
@@ -735,9 +745,50 @@ fn declare_struct(g: &mut Gen, name: &str) {
             },
             Field::Int(hi) => Kind::Int { hi: Hi::Max(*hi) },
             Field::Bool => Kind::Bool,
+            Field::Inner => {
+                declare_inner(g, &format!("{name}.{field}"));
+                continue;
+            }
+            // Elements by constant indices (and the last of a `Vec`), each an inner
+            // struct, and the collection, which loops go over.
+            Field::Items | Field::Parts(_) => {
+                let path = format!("{name}.{field}");
+                let (indices, elem) = match f {
+                    Field::Parts(k) => ((0..*k).map(|i| i.to_string()).collect(), Some(*k)),
+                    _ => (
+                        vec![
+                            "0".to_string(),
+                            "1".to_string(),
+                            format!("{path}.len() - 1"),
+                        ],
+                        None,
+                    ),
+                };
+                for index in indices {
+                    declare_inner(g, &format!("{path}[{index}]"));
+                }
+                g.collections.push((path, Elem::Inner(elem)));
+                continue;
+            }
         };
         g.declare(&format!("{name}.{field}"), kind, false);
     }
+}
+
+/// Declares the fields of an inner struct at `name` (`m.i0`, `m.it1[0]`, `p`): `name.c`
+/// and `name.v`.
+fn declare_inner(g: &mut Gen, name: &str) {
+    g.declare(&format!("{name}.c"), Kind::Real { deref: false }, false);
+    g.declare(
+        &format!("{name}.v"),
+        Kind::Array {
+            len: ALen::Fixed(Len::Lit(2)),
+            inner: None,
+            owner: Owner::Field,
+            local: false,
+        },
+        false,
+    );
 }
 
 /// A random struct: one to five fields of numbers, maybe a `Vec`, an integer, a flag.
@@ -746,14 +797,19 @@ fn random_struct(g: &mut Gen) -> StructDef {
     let count = g.rng.random_range(1..4);
     for _ in 0..count {
         let i = fields.len();
-        let field = match g.rng.random_range(0..6) {
+        let field = match g.rng.random_range(0..7) {
             0 | 1 => (format!("b{i}"), Field::Scalar),
             2 | 3 => (format!("w{i}"), Field::Array(g.rng.random_range(1..5))),
             4 => (
                 format!("u{i}"),
                 Field::Nested(g.rng.random_range(1..4), g.rng.random_range(1..4)),
             ),
-            _ => (format!("v{i}"), Field::Vec),
+            5 => (format!("v{i}"), Field::Vec),
+            _ => match g.rng.random_range(0..3) {
+                0 => (format!("i{i}"), Field::Inner),
+                1 => (format!("it{i}"), Field::Items),
+                _ => (format!("pt{i}"), Field::Parts(g.rng.random_range(2..4))),
+            },
         };
         fields.push(field);
     }
@@ -864,7 +920,7 @@ fn random_function(g: &mut Gen, name: &str, role: Role) -> Function {
     if let (false, Some(def)) = (helper, &g.structure) {
         let at = g.rng.random_range(0..=params.len());
         // A collection of the struct where its elements hold no `Vec`.
-        let flat = def.fields.iter().all(|(_, f)| *f != Field::Vec);
+        let flat = def.flat();
         let kind = if flat && g.chance(0.5) {
             ParamKind::Structs(if g.chance(0.7) {
                 Pass::Ref

@@ -431,23 +431,33 @@ impl Gen {
     /// a number with one of its fields.
     fn struct_loop(&mut self, depth: usize, out: &mut Vec<Stmt>) {
         let collections = self.collections.clone();
-        let ms = self.pick(&collections);
+        let (ms, elem) = self.pick(&collections);
         let p = self.fresh("p");
+        let declare = |g: &mut Gen, p: &str| match elem {
+            Elem::S => declare_struct(g, p),
+            Elem::Inner(_) => declare_inner(g, p),
+        };
         if self.chance(0.25) {
             // Literal indices, the last one, or a loop variable over the run-time length.
-            let mut indices = vec![
-                IExpr::Lit(0),
-                IExpr::Lit(1),
-                IExpr::Pred(Box::new(IExpr::Len(ms.clone()))),
-            ];
+            let mut indices = match elem {
+                Elem::Inner(Some(k)) => (0..k).map(IExpr::Lit).collect(),
+                _ => vec![
+                    IExpr::Lit(0),
+                    IExpr::Lit(1),
+                    IExpr::Pred(Box::new(IExpr::Len(ms.clone()))),
+                ],
+            };
             for v in self.ints() {
+                if elem != Elem::Inner(None) && elem != Elem::S {
+                    break;
+                }
                 if !v.mutable && matches!(v.kind, Kind::Int { hi: Hi::BelowN }) {
                     indices.push(IExpr::Var(v.name));
                 }
             }
             let index = self.pick(&indices);
             out.push(Stmt::LetElement(p.clone(), ms, index));
-            declare_struct(self, &p);
+            declare(self, &p);
             return;
         }
         let label = self.label();
@@ -468,11 +478,15 @@ impl Gen {
             1 => (p.clone(), format!("&{part}")),
             _ => {
                 let i = self.fresh("i");
-                self.declare(&i, Kind::Int { hi: Hi::BelowN }, false);
+                let hi = match elem {
+                    Elem::Inner(Some(k)) => Hi::Max(k - 1),
+                    _ => Hi::BelowN,
+                };
+                self.declare(&i, Kind::Int { hi }, false);
                 (format!("({i}, {p})"), format!("{part}.iter().enumerate()"))
             }
         };
-        declare_struct(self, &p);
+        declare(self, &p);
         self.loops.push(LoopCtx {
             label: label.clone(),
             value: false,
@@ -481,7 +495,19 @@ impl Gen {
         let n = self.rng.random_range(0..3);
         let mut body = self.block(depth + 1, n);
         let targets = self.assignable_reals();
-        if let Some(read) = self.field_read(&p) {
+        let read = match elem {
+            Elem::S => self.field_read(&p),
+            Elem::Inner(_) => Some(if self.chance(0.5) {
+                Expr::Var {
+                    name: format!("{p}.c"),
+                    deref: false,
+                }
+            } else {
+                let k = self.index(&ALen::Fixed(Len::Lit(2)));
+                Expr::Index(format!("{p}.v"), vec![k])
+            }),
+        };
+        if let Some(read) = read {
             if !targets.is_empty() {
                 let target = self.pick(&targets).name;
                 let e = self.expr(1);
