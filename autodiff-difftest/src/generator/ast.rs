@@ -110,6 +110,9 @@ pub enum ParamKind {
     /// A tuple of numbers, `(f64, f64)` (`None`) or `(f64, [f64; K])`, read as `p.0`,
     /// `p.1[k]`: differentiable, its partial a tuple.
     Tuple(Option<usize>, Pass),
+    /// `q: &Inner` ([`INNER`]), in helpers of a program whose struct holds one: called
+    /// with a field (`&m.i0`), an element (`&m.it1[0]`) or a name bound to one.
+    Inner,
 }
 
 impl ParamKind {
@@ -668,6 +671,7 @@ impl Function {
                             | ParamKind::Struct
                             | ParamKind::Structs(_)
                             | ParamKind::Tuple(..)
+                            | ParamKind::Inner
                     )
                 })
                 .collect(),

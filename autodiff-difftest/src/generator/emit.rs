@@ -205,6 +205,7 @@ fn grad_arg(a: &str, i: usize, p: &Param, single: bool) -> String {
         ParamKind::Int { .. } => format!("{a}.int({i})"),
         ParamKind::Bool => format!("{a}.flag({i})"),
         ParamKind::Choice(choice) => format!("[{}][{a}.int({i})]", choice.values().join(", ")),
+        ParamKind::Inner => unreachable!("only helpers take an inner struct"),
         ParamKind::Tuple(k, pass) => {
             let amp = if *pass == Pass::Value { "" } else { "&" };
             let n = p.kind.tuple_count().expect("a tuple");
@@ -410,6 +411,7 @@ pub fn case(name: &str, program: &Program, source: &str) -> String {
         .map(|p| match &p.kind {
             ParamKind::Int { lo, hi } => format!("Spec::Int({lo}, {hi})"),
             ParamKind::Choice(_) => "Spec::Int(0, 2)".into(),
+            ParamKind::Inner => unreachable!("only helpers take an inner struct"),
             ParamKind::Tuple(..) => format!("Spec::Real({})", p.kind.tuple_count().unwrap_or(0)),
             ParamKind::Ragged(_) => "Spec::Ragged".into(),
             ParamKind::Bool => "Spec::Bool".into(),

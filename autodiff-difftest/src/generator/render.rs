@@ -65,6 +65,10 @@ pub fn param_type(kind: &ParamKind, target: Target) -> String {
         ParamKind::Int { .. } => "usize".into(),
         ParamKind::Bool => "bool".into(),
         ParamKind::Choice(Choice::Enum) => ENUM.into(),
+        ParamKind::Inner => match target {
+            Target::Grad => format!("&{INNER}"),
+            Target::Tape => format!("&{INNER}Tape<'t>"),
+        },
         ParamKind::Choice(Choice::Str) => "&str".into(),
         ParamKind::Tuple(k, pass) => {
             let amp = if *pass == Pass::Value { "" } else { "&" };

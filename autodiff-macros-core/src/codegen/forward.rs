@@ -298,7 +298,7 @@ impl Generator<'_> {
         let depth = self.loops.len();
         let finished = self.loops.pop();
         let frame_size = if slab.is_some() {
-            self.frame.take()
+            self.frame.take().map(|frame| frame.tokens())
         } else {
             None
         };

@@ -966,7 +966,7 @@ struct Generator<'a> {
     saved_reads: HashMap<VarId, TokenStream>,
     /// Slabs so far; and the frame size so far of the slab being generated.
     slabs: usize,
-    frame: Option<TokenStream>,
+    frame: Option<tape::FrameSize>,
     /// For each loop run with frames (by counter): the slab's number, and whether its
     /// frames are pushed one by one (no trip count known in advance) rather than laid out
     /// in one block.

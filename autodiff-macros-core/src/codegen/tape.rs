@@ -82,8 +82,9 @@ impl Generator<'_> {
         let slab = self.loops[level].slab?;
         let (_, frame, _) = slab_names(slab);
         let inner: Vec<&TokenStream> = self.loops[level + 1..].iter().map(|l| &l.trips).collect();
-        let offset = self.frame.clone().unwrap_or_else(|| quote!(0usize));
-        self.frame = Some(quote!(#offset + (#size) #(* (#inner))*));
+        let frame_size = self.frame.get_or_insert_with(FrameSize::default);
+        let offset = frame_size.tokens();
+        frame_size.add(quote!((#size) #(* (#inner))*));
         // Inner loops compute their iteration index (the slab loop's own is 0).
         self.tapes.push(TokenStream::new());
         let iter = iter_slot(self.loops.len());
@@ -428,5 +429,35 @@ fn split_place(place: &TokenStream) -> (TokenStream, TokenStream) {
             (tokens.into_iter().collect(), group.stream())
         }
         _ => (place.clone(), quote!(0usize)),
+    }
+}
+
+/// The size of a slab's frame so far: the sum of what each saved value reserves, each
+/// distinct term kept once with the number of times it was added (`0usize + 57usize *
+/// ((1usize)) + …`), so that an offset stays as short as the kinds of values saved, however
+/// many values a loop saves (written out one term per value, the offsets of a loop saving
+/// hundreds of values made the generated code grow with the square of their number).
+#[derive(Clone, Debug, Default)]
+pub(super) struct FrameSize {
+    terms: Vec<(String, TokenStream, usize)>,
+}
+
+impl FrameSize {
+    /// Adds `term` to the size.
+    fn add(&mut self, term: TokenStream) {
+        let key = term.to_string();
+        match self.terms.iter_mut().find(|(k, ..)| *k == key) {
+            Some((.., count)) => *count += 1,
+            None => self.terms.push((key, term, 1)),
+        }
+    }
+
+    /// The size as an expression.
+    pub(super) fn tokens(&self) -> TokenStream {
+        let terms = self.terms.iter().map(|(_, term, count)| match count {
+            1 => quote!((#term)),
+            count => quote!(#count * (#term)),
+        });
+        quote!(0usize #(+ #terms)*)
     }
 }

@@ -16,7 +16,12 @@ impl Gen {
                 Kind::Array { .. } => arrays.push(v),
                 Kind::Int { .. } => ints.push(v),
                 Kind::Ragged if !self.straight => ragged.push(v),
-                Kind::Bool | Kind::Struct | Kind::Ragged | Kind::Choice(_) | Kind::Pair => {}
+                Kind::Bool
+                | Kind::Struct
+                | Kind::Ragged
+                | Kind::Choice(_)
+                | Kind::Pair
+                | Kind::Inner => {}
             }
         }
         if !ragged.is_empty() && self.chance(0.1) {
@@ -511,6 +516,25 @@ impl Gen {
                         self.pick(&same)
                     } else {
                         self.pick(&choice.values()).to_string()
+                    };
+                    args.push(Arg::Whole(text));
+                }
+                ParamKind::Inner => {
+                    // A field or an element borrowed (`&m0.i1`, `&m0.it2[0]`); a name
+                    // bound to one, or a parameter, is a reference already.
+                    let inners: Vec<Var> = self
+                        .visible()
+                        .into_iter()
+                        .filter(|v| matches!(v.kind, Kind::Inner))
+                        .collect();
+                    if inners.is_empty() {
+                        return None;
+                    }
+                    let name = self.pick(&inners).name;
+                    let text = if name.contains('.') || name.contains('[') {
+                        format!("&{name}")
+                    } else {
+                        name
                     };
                     args.push(Arg::Whole(text));
                 }

@@ -80,6 +80,9 @@ enum Kind {
     Choice(Choice),
     /// A [`PAIR`] built in the body (its fields are variables of their own, `p.a`, `p.b`).
     Pair,
+    /// An [`INNER`] (its fields are variables of their own, `q.c`, `q.v`): passed whole
+    /// to helpers that take one.
+    Inner,
 }
 
 #[derive(Clone, Debug)]
@@ -560,6 +563,7 @@ fn prefix(kind: &ParamKind) -> &'static str {
         ParamKind::Ragged(_) => "rows",
         ParamKind::Choice(Choice::Enum) => "op",
         ParamKind::Tuple(..) => "tp",
+        ParamKind::Inner => "q",
         ParamKind::Choice(Choice::Str) => "name",
     }
 }
@@ -678,6 +682,10 @@ fn declare_params(g: &mut Gen, params: &[Param]) {
             ParamKind::Bool => Kind::Bool,
             ParamKind::Ragged(_) => Kind::Ragged,
             ParamKind::Choice(choice) => Kind::Choice(*choice),
+            ParamKind::Inner => {
+                declare_inner(g, &p.name);
+                continue;
+            }
             // Its parts are variables of their own, `tp2.0` and `tp2.1`.
             ParamKind::Tuple(k, _) => {
                 g.declare(&format!("{}.0", p.name), Kind::Real { deref: false }, false);
@@ -778,6 +786,7 @@ fn declare_struct(g: &mut Gen, name: &str) {
 /// Declares the fields of an inner struct at `name` (`m.i0`, `m.it1[0]`, `p`): `name.c`
 /// and `name.v`.
 fn declare_inner(g: &mut Gen, name: &str) {
+    g.declare(name, Kind::Inner, false);
     g.declare(&format!("{name}.c"), Kind::Real { deref: false }, false);
     g.declare(
         &format!("{name}.v"),
@@ -947,6 +956,22 @@ fn random_function(g: &mut Gen, name: &str, role: Role) -> Function {
             Param {
                 name: String::new(),
                 kind: ParamKind::Choice(Choice::Str),
+                mutable: false,
+            },
+        );
+    }
+    if helper
+        && !role.method
+        && g.structure.as_ref().is_some_and(StructDef::holds_inner)
+        && g.chance(0.5)
+    {
+        // A free function taking the inner struct whole.
+        let at = g.rng.random_range(0..=params.len());
+        params.insert(
+            at,
+            Param {
+                name: String::new(),
+                kind: ParamKind::Inner,
                 mutable: false,
             },
         );

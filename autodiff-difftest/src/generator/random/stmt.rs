@@ -474,7 +474,8 @@ impl Gen {
         let whole = part == ms;
         let (pattern, iter) = match self.rng.random_range(0..3) {
             0 => (p.clone(), format!("{part}.iter()")),
-            1 if whole => (p.clone(), ms.clone()),
+            // A parameter is a reference already; a field is borrowed (`&m.it0`).
+            1 if whole && !ms.contains('.') => (p.clone(), ms.clone()),
             1 => (p.clone(), format!("&{part}")),
             _ => {
                 let i = self.fresh("i");
