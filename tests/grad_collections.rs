@@ -740,3 +740,38 @@ fn loops_over_parts_of_a_collection() {
         + 0.5 * d_x;
     assert_close(tangent, flat, 1e-12, "_jvp");
 }
+
+/// A name bound to an element whose method is called, the slice read nowhere else (found
+/// by the random programs: the slice was taken for a constant of another type, as an enum
+/// slice is, and the method call for one on a number).
+#[grad(jvp)]
+fn first_unit(units: &[Unit], h: f64) -> f64 {
+    let first = &units[0];
+    first.unit(h, 2.0 * h, 1) + h
+}
+
+#[test]
+fn a_method_of_an_element_bound_by_a_let() {
+    let us = units(3);
+    let h = 0.4;
+    let (value, d_units, dh) = first_unit_grad(&us, h);
+    assert_eq!(value.to_bits(), first_unit(&us, h).to_bits());
+    assert_eq!(d_units.len(), 3);
+    // Only the first unit's second row and bias are read.
+    let u = &us[0];
+    let z = u.w[1][0] * h + u.w[1][1] * 2.0 * h + u.b[1];
+    let dz = 1.0 - z.tanh().powi(2);
+    assert_close(d_units[0].w[1][0], dz * h, 1e-14, "∂/∂w10");
+    assert_close(d_units[0].w[1][1], dz * 2.0 * h, 1e-14, "∂/∂w11");
+    assert_close(d_units[0].b[1], dz, 1e-14, "∂/∂b1");
+    assert!(d_units[1..]
+        .iter()
+        .all(|d| d.to_flat_vec().iter().all(|&v| v == 0.0)));
+    assert_close(dh, dz * (u.w[1][0] + 2.0 * u.w[1][1]) + 1.0, 1e-14, "∂/∂h");
+    assert_all_close(
+        &d_units.to_flat_vec(),
+        &fd_flat_gradient(&us, |us| first_unit(us, h)),
+        1e-8,
+        "differences",
+    );
+}

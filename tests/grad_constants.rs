@@ -326,3 +326,48 @@ fn parenthesized_conditions_on_an_enum() {
     assert_eq!(value, parenthesized(x, Op::Mul));
     assert_close(dx, 16.0 * x, 1e-14, "Mul");
 }
+
+const START: f64 = 0.25;
+
+fn start_pair(n: usize) -> (f64, f64) {
+    (0.5 + n as f64, 0.25)
+}
+
+#[grad(jvp, hvp)]
+fn bump(a: f64, b: f64) -> f64 {
+    a.tanh() * b + a.sin()
+}
+
+/// Locals that start as constants of unknown type (a `const`, a part of a plain helper's
+/// tuple) and that a loop assigns numbers to after reading them: in the iterations after
+/// the first, the reads are of numbers (found by the random programs: the call before the
+/// assignment was computed as a constant, so the gradient missed its part).
+#[grad(jvp, hvp)]
+fn promoted_in_a_loop(x: f64) -> f64 {
+    let mut y = START;
+    let (c, mut z) = start_pair(0);
+    let mut total = 0.0;
+    for k in 2..4 {
+        total += bump(y, 0.5) + bump(z, c);
+        y *= 0.5 + (y + x).sigmoid();
+        z += (k as f64) * x * z;
+    }
+    total + y.sin() + z
+}
+
+#[test]
+fn constants_that_a_loop_makes_numbers() {
+    for x in [0.8, -0.3] {
+        let (value, dx) = promoted_in_a_loop_grad(x);
+        assert_eq!(value.to_bits(), promoted_in_a_loop(x).to_bits());
+        let fd = fd_gradient(|p| promoted_in_a_loop(p[0]), &[x]);
+        assert_close(dx, fd[0], 1e-8, "central differences");
+        let (_, tangent) = promoted_in_a_loop_jvp(x, 1.0);
+        assert_close(tangent, dx, 1e-13, "jvp");
+        let (_, _, hx) = promoted_in_a_loop_hvp(x, 1.0);
+        let h = 1e-5;
+        let second =
+            (promoted_in_a_loop_grad(x + h).1 - promoted_in_a_loop_grad(x - h).1) / (2.0 * h);
+        assert_close(hx, second, 1e-6, "hvp");
+    }
+}

@@ -264,3 +264,43 @@ impl<T: Differentiable> FlatF32 for T {
         self.to_flat_vec().iter().map(|&x| x as f32).collect()
     }
 }
+
+/// A struct of `f32`s with a `Vec` field.
+#[derive(Differentiable, Clone, Debug)]
+pub struct Holder32 {
+    pub b: f32,
+    pub v: Vec<f32>,
+}
+
+/// Takes a field and its struct: both partials go to the caller's one buffer.
+#[grad(jvp, hvp)]
+fn field_and_whole(x: f32, xs: &[f32], m: &Holder32) -> (f32, f32) {
+    (m.b * x + m.v[0] * xs[1], x * xs[0] + m.v[1])
+}
+
+/// Passes `&m.v` and `m` to the same call (found by the random programs: in `f32` the
+/// second buffer was added back through a trait that structs do not implement).
+#[grad(jvp, hvp)]
+fn passes_a_field_and_its_struct(x: f32, m: &Holder32) -> f32 {
+    let (a, b) = field_and_whole(x, &m.v, m);
+    a * b
+}
+
+#[test]
+fn a_field_and_its_struct_passed_to_one_call_in_f32() {
+    let m = Holder32 {
+        b: 0.5,
+        v: vec![1.5, -0.75],
+    };
+    let x = 0.8f32;
+    let (value, dx, d_m) = passes_a_field_and_its_struct_grad(x, &m);
+    assert_eq!(value, passes_a_field_and_its_struct(x, &m));
+    // By hand: a = b x + v0 v1, c = x v0 + v1, value a c.
+    let (b, v0, v1) = (f64::from(m.b), f64::from(m.v[0]), f64::from(m.v[1]));
+    let x = f64::from(x);
+    let (a, c) = (b * x + v0 * v1, x * v0 + v1);
+    assert_close(f64::from(dx), b * c + a * v0, 1e-6, "∂/∂x");
+    assert_close(f64::from(d_m.b), x * c, 1e-6, "∂/∂b");
+    assert_close(f64::from(d_m.v[0]), v1 * c + a * x, 1e-6, "∂/∂v0");
+    assert_close(f64::from(d_m.v[1]), v0 * c + a, 1e-6, "∂/∂v1");
+}

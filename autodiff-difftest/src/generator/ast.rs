@@ -818,7 +818,7 @@ pub fn visit_stmts(stmts: &[Stmt], f: &mut dyn FnMut(&Expr)) {
                 init: ArrayInit::Literal2(rows),
                 ..
             } => rows.iter().flatten().for_each(|e| visit_expr(e, f)),
-            Stmt::LetTuple(_, TupleInit::Call(_, args)) => {
+            Stmt::LetTuple(_, TupleInit::Call(_, args)) | Stmt::CallArray { args, .. } => {
                 for a in args {
                     if let Arg::Real(e) = a {
                         visit_expr(e, f);

@@ -674,10 +674,14 @@ impl Generator<'_> {
                                 Ident::new(&format!("__vjp_{id}_{position}"), Span::mixed_site());
                             declarations.extend(quote!(let mut #temporary = #scratch;));
                             buffers.push(quote!(&mut #temporary));
+                            // A struct (`h(&m.v, m)`: a field and its struct) adds
+                            // through its flat view, in any float type.
+                            let strukt = self.function.struct_param(place.var).is_some()
+                                || self.function.field(place.var).is_some_and(|f| f.strukt);
                             after.extend(if whole_slice {
                                 quote!(::autodiff::__private::Flat::add_to(&#temporary[..], #adjoint);)
-                            } else if self.function.real != Float::F64 {
-                                // Numbers and arrays only (no structs of `f32`).
+                            } else if self.function.real != Float::F64 && !strukt {
+                                // Numbers and arrays of `f32`.
                                 quote!(::autodiff::__private::Flat::add_to(&#temporary, #adjoint);)
                             } else {
                                 quote!(::autodiff::__private::Differentiable::add_scaled(

@@ -46,7 +46,7 @@ pub use opaque::is_opaque;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
 pub use signature::{differentiates_self, is_self, self_is_struct, signature_float};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use syn::spanned::Spanned;
 use syn::{BinOp, Expr, FnArg, Ident, Item, ItemFn, Lit, Local, Pat, Path, ReturnType, Type, UnOp};
 
@@ -104,11 +104,46 @@ fn lower_with(
     context: &Context,
     contract: Option<Ident>,
 ) -> syn::Result<Function> {
+    // A constant of unknown type that a loop assigns a number to (`let mut y = PI;` then
+    // `y *= x;` in a loop) is a number from its declaration on: the loop's statements before
+    // the assignment read it as one in later iterations. Lowered again until no such
+    // declaration is found late (each lowering finds at least one more, or stops).
+    let mut real_from_start = HashSet::new();
+    loop {
+        let mut lowering = lower_once(
+            &original,
+            args,
+            context,
+            contract.clone(),
+            real_from_start.clone(),
+        );
+        let late: Vec<(String, usize)> = std::mem::take(&mut lowering.promoted_in_loops)
+            .into_iter()
+            .filter(|key| !real_from_start.contains(key))
+            .collect();
+        if late.is_empty() || real_from_start.len() > 64 {
+            return finish(lowering, original, args, context);
+        }
+        real_from_start.extend(late);
+    }
+}
+
+/// One lowering of `original`, with the declarations of `real_from_start` numbers from
+/// the start.
+fn lower_once(
+    original: &ItemFn,
+    args: &GradArgs,
+    context: &Context,
+    contract: Option<Ident>,
+    real_from_start: HashSet<(String, usize)>,
+) -> Lowering {
     let mut lowering = Lowering {
         contract,
+        real_from_start,
         ..Lowering::default()
     };
-    let params = lowering.signature(&original, args, context);
+    let params = lowering.signature(original, args, context);
+    lowering.lowered_params = params;
     let body = fields::rename(
         &original.block,
         &lowering.field_names,
@@ -117,6 +152,17 @@ fn lower_with(
     );
     let body = literal::scalarize(&body, &mut lowering.errors);
     lowering.function_body(&body);
+    lowering
+}
+
+/// The function that `lowering` lowered.
+fn finish(
+    mut lowering: Lowering,
+    original: ItemFn,
+    args: &GradArgs,
+    context: &Context,
+) -> syn::Result<Function> {
+    let params = std::mem::take(&mut lowering.lowered_params);
     let wrt = match &args.wrt {
         Some(names) => names
             .iter()
@@ -236,6 +282,22 @@ struct Lowering {
     /// How many loop bodies enclose the code being lowered: those of `loops`, and those of
     /// `for` loops over constant ranges, which have no context since nothing leaves them.
     loop_bodies: usize,
+    /// How many variables of each name have been declared, so that a declaration is known
+    /// by its name and rank from one lowering of the function to the next.
+    declared: HashMap<String, usize>,
+    /// The name and rank of each variable's declaration (for those with a name).
+    declaration: HashMap<VarId, (String, usize)>,
+    /// Declarations of constants of unknown type (`let mut y = PI;`, a part of a constant
+    /// call's tuple) to declare as numbers from the start: the previous lowering assigned
+    /// them a number inside a loop (see [`Lowering::promoted_in_loops`]).
+    real_from_start: HashSet<(String, usize)>,
+    /// Declarations of constants of unknown type that became numbers at an assignment
+    /// inside a loop, where the loop's earlier statements had read them as constants in
+    /// the iterations after the first: the function is lowered again with them numbers
+    /// from the start.
+    promoted_in_loops: Vec<(String, usize)>,
+    /// The parameters as lowered by [`Lowering::signature`] (until the function is built).
+    lowered_params: Vec<Param>,
     /// Local vectors `vec![c; n]` declared in a loop body: the sweep sizes their adjoints
     /// by the length they start with, so `push` cannot grow them.
     loop_vectors: Vec<VarId>,
@@ -342,9 +404,21 @@ impl Lowering {
         dims: Vec<TokenStream>,
         num: Num,
     ) -> VarId {
+        let name = ident.to_string();
+        let rank = self.declared.entry(name.clone()).or_insert(0);
+        *rank += 1;
+        let key = (name, *rank);
+        // A constant of unknown type that a loop later assigns a number to.
+        let (kind, num) =
+            if kind == VarKind::Int && num == Num::Unknown && self.real_from_start.contains(&key) {
+                (VarKind::Real, Num::Real)
+            } else {
+                (kind, num)
+            };
         let var = self.declare_hidden(kind, num);
         self.vars[var].dims = dims;
         self.scopes.bind(ident, var);
+        self.declaration.insert(var, key);
         var
     }
 

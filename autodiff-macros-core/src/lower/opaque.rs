@@ -45,7 +45,10 @@ pub fn is_opaque(ident: &Ident, ty: &Type, body: &syn::Block, wrt: Option<&[Iden
         // (`&[Op]` of an enum) a constant.
         let body = body.to_token_stream();
         return crate::types::mentions(&body, &|name| name == ident)
-            && !elements_read(ident, &body);
+            && !elements_read(ident, &body)
+            && !bound_elements(ident, &body)
+                .iter()
+                .any(|element| elements_read(element, &body));
     }
     if matches!(referenced, Type::Tuple(_) | Type::Array(_) | Type::Slice(_)) {
         return false;
@@ -83,6 +86,45 @@ fn elements_read(ident: &Ident, tokens: &TokenStream) -> bool {
         TokenTree::Group(group) => elements_read(ident, &group.stream()),
         _ => false,
     })
+}
+
+/// The names bound to an element of `ident` by `let p = &ident[i];` (or without `&`),
+/// at any depth: their fields read or methods called (`p.w`, `p.g(x)`) make `ident` a
+/// collection of structs.
+fn bound_elements(ident: &Ident, tokens: &TokenStream) -> Vec<Ident> {
+    use proc_macro2::{Delimiter, TokenTree};
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    let mut out = Vec::new();
+    for (k, tree) in trees.iter().enumerate() {
+        match tree {
+            TokenTree::Ident(word) if word == "let" => {
+                let mut at = k + 1;
+                if matches!(trees.get(at), Some(TokenTree::Ident(m)) if m == "mut") {
+                    at += 1;
+                }
+                let Some(TokenTree::Ident(name)) = trees.get(at) else {
+                    continue;
+                };
+                let mut value = at + 1;
+                if !matches!(trees.get(value), Some(TokenTree::Punct(p)) if p.as_char() == '=') {
+                    continue;
+                }
+                value += 1;
+                if matches!(trees.get(value), Some(TokenTree::Punct(p)) if p.as_char() == '&') {
+                    value += 1;
+                }
+                let indexed = matches!(trees.get(value), Some(TokenTree::Ident(c)) if c == ident)
+                    && matches!(trees.get(value + 1),
+                        Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Bracket);
+                if indexed {
+                    out.push(name.clone());
+                }
+            }
+            TokenTree::Group(group) => out.extend(bound_elements(ident, &group.stream())),
+            _ => {}
+        }
+    }
+    out
 }
 
 /// Whether every use of `ident` in `tokens` is of the value as a whole: never followed by

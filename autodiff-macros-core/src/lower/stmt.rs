@@ -213,6 +213,13 @@ impl Lowering {
                     // `let mut y = PI; y += x;`: the constant was an `f64` after all.
                     this.vars[var].kind = VarKind::Real;
                     this.var_nums[var] = Num::Real;
+                    if this.loop_bodies > 0 {
+                        // Statements before this one in the loop read it as a constant;
+                        // the function is lowered again with it a number from the start.
+                        if let Some(key) = this.declaration.get(&var) {
+                            this.promoted_in_loops.push(key.clone());
+                        }
+                    }
                 } else if this.nodes[rhs].num == Num::Real {
                     this.error(
                         value,
