@@ -184,20 +184,10 @@ impl Lowering {
         // `let [a, b] = h(1.0);` of a call whose arguments read no number: constants.
         if let Expr::Call(call) = strip_expr(init) {
             if self.constant_call_of_path(call) {
-                let mut names = Vec::with_capacity(slice.elems.len());
-                for element in &slice.elems {
-                    match element {
-                        Pat::Ident(name) if name.subpat.is_none() && name.by_ref.is_none() => {
-                            names.push(Some(name));
-                        }
-                        Pat::Wild(_) => names.push(None),
-                        other => {
-                            self.error(other, "#[grad] binds array elements to names or `_`");
-                            return;
-                        }
-                    }
+                let message = "#[grad] binds array elements to names or `_`";
+                if let Some(names) = self.part_names(&slice.elems, message) {
+                    self.constant_parts(names, call, |k| quote!([#k]));
                 }
-                self.constant_parts(names, call, |k| quote!([#k]));
                 return;
             }
         }

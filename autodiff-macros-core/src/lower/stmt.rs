@@ -874,19 +874,10 @@ impl Lowering {
     /// (the values read the variables the names had before). `let (a, b) = h(x);` of a
     /// function returning a tuple unpacks its result.
     fn untuple(&mut self, tuple: &syn::PatTuple, init: &Expr) {
-        let mut names = Vec::with_capacity(tuple.elems.len());
-        for element in &tuple.elems {
-            match element {
-                Pat::Ident(name) if name.subpat.is_none() && name.by_ref.is_none() => {
-                    names.push(Some(name));
-                }
-                Pat::Wild(_) => names.push(None),
-                other => {
-                    self.error(other, "#[grad] binds the parts of a tuple to names or `_`");
-                    return;
-                }
-            }
-        }
+        let message = "#[grad] binds the parts of a tuple to names or `_`";
+        let Some(names) = self.part_names(&tuple.elems, message) else {
+            return;
+        };
         // `let (s, c) = x.sin_cos();`: the two operations of the table.
         if let Expr::MethodCall(call) = strip_expr(init) {
             if call.method == "sin_cos" && call.args.is_empty() && names.len() == 2 {
@@ -959,6 +950,29 @@ impl Lowering {
                 );
             }
         }
+    }
+
+    /// The names that the parts of a tuple or array pattern bind (`None` for `_`), or
+    /// `None` after an error (`message`) under a part that is another pattern.
+    pub(super) fn part_names<'p>(
+        &mut self,
+        parts: impl IntoIterator<Item = &'p Pat>,
+        message: &str,
+    ) -> Option<Vec<Option<&'p syn::PatIdent>>> {
+        let mut names = Vec::new();
+        for part in parts {
+            match part {
+                Pat::Ident(name) if name.subpat.is_none() && name.by_ref.is_none() => {
+                    names.push(Some(name));
+                }
+                Pat::Wild(_) => names.push(None),
+                other => {
+                    self.error(other, message);
+                    return None;
+                }
+            }
+        }
+        Some(names)
     }
 
     /// Whether `call` is a call of a function by its path whose arguments read no number

@@ -519,16 +519,7 @@ impl Gen {
                 ));
             }
         }
-        self.control -= 1;
-        self.loops.pop();
-        self.frozen.truncate(frozen);
-        self.pop_scope();
-        out.push(Stmt::For {
-            label,
-            pattern,
-            iter,
-            body,
-        });
+        self.end_for(frozen, label, pattern, iter, body, out);
     }
 
     /// A struct built in the body (`let p = Pair { a: e, b: [e1, e2] };`), or a copy of
@@ -909,6 +900,21 @@ impl Gen {
         self.row_call(&mut body);
         let n = self.rng.random_range(1..4);
         body.extend(self.block(depth + 1, n));
+        self.end_for(frozen, label, pattern, iter, body, out);
+    }
+
+    /// Ends a `for` loop begun by pushing its scope, its context and what it freezes
+    /// (`frozen`: how many arrays were frozen before it), with one control level: pops them
+    /// and writes the loop.
+    fn end_for(
+        &mut self,
+        frozen: usize,
+        label: Option<String>,
+        pattern: String,
+        iter: String,
+        body: Vec<Stmt>,
+        out: &mut Vec<Stmt>,
+    ) {
         self.control -= 1;
         self.loops.pop();
         self.frozen.truncate(frozen);
@@ -952,16 +958,7 @@ impl Gen {
         let value = self.expr(2);
         self.hidden.pop();
         body.push(Stmt::Assign(Place::Var(local.into()), op, value));
-        self.control -= 1;
-        self.loops.pop();
-        self.frozen.truncate(frozen);
-        self.pop_scope();
-        out.push(Stmt::For {
-            label: None,
-            pattern,
-            iter,
-            body,
-        });
+        self.end_for(frozen, None, pattern, iter, body, out);
     }
 
     /// First in a loop body where a row bound by a loop is in scope (`x` of
