@@ -303,7 +303,7 @@ fn constants_of_other_types_passed_to_calls() {
 /// them): the parentheses after `if` are not a call passing `op` to a function, which would
 /// make it a struct parameter (found by the random programs).
 #[grad(jvp)]
-#[allow(unused_parens)]
+#[allow(unused_parens, clippy::needless_return)]
 fn parenthesized(x: f64, op: Op) -> f64 {
     let mut y = x;
     if (op == Op::Add && x > 0.0) {
