@@ -24,6 +24,10 @@ pub(super) struct CollectionNames {
     pub(super) first: Option<Ident>,
     /// The variable of the elements as wholes (`m·layers·`), indexed like the fields.
     pub(super) element: Option<Ident>,
+    /// A variable that stands for a path into an element that `#[grad]` rejected, once
+    /// reported (`ms·` followed by `·`): silent at its uses, so that the path gives no
+    /// second error.
+    pub(super) rejected: Option<Ident>,
 }
 
 /// How deep structs may nest inside one another.
@@ -290,6 +294,10 @@ impl Lowering {
             None => self.vars[var].slice = true,
         }
         names.element = Some(binding);
+        let rejected = Ident::new(&format!("{name}··"), ident.span());
+        let var = self.declare(&rejected, VarKind::Real, Vec::new(), Num::Unknown);
+        self.silent.push(var);
+        names.rejected = Some(rejected);
         self.element_fields(
             param,
             ident,
@@ -490,11 +498,14 @@ impl<'a> Rename<'a> {
                 field,
                 format!(
                     "#[grad] reads the fields of `{collection}`'s elements that hold numbers, \
-                     arrays, integers or `bool`s (`{collection}[i].field`); `{inner}` is not \
-                     one of them"
+                     arrays, integers or `bool`s (`{collection}[i].field`), and passes the \
+                     elements whole; `{inner}` is not one of those fields"
                 ),
             );
-            return None;
+            // Its uses are not reported again.
+            let mut rejected = names.rejected.clone()?;
+            rejected.set_span(field.member.span());
+            return Some(syn::parse_quote!(#rejected[#index]));
         };
         let mut var = var.clone();
         var.set_span(field.member.span());

@@ -21,7 +21,7 @@ impl Gen {
                 | Kind::Ragged
                 | Kind::Choice(_)
                 | Kind::Pair
-                | Kind::Inner => {}
+                | Kind::Inner { .. } => {}
             }
         }
         if !ragged.is_empty() && self.chance(0.1) {
@@ -525,7 +525,7 @@ impl Gen {
                     let inners: Vec<Var> = self
                         .visible()
                         .into_iter()
-                        .filter(|v| matches!(v.kind, Kind::Inner))
+                        .filter(|v| matches!(v.kind, Kind::Inner { whole: true }))
                         .collect();
                     if inners.is_empty() {
                         return None;

@@ -81,8 +81,12 @@ enum Kind {
     /// A [`PAIR`] built in the body (its fields are variables of their own, `p.a`, `p.b`).
     Pair,
     /// An [`INNER`] (its fields are variables of their own, `q.c`, `q.v`): passed whole
-    /// to helpers that take one.
-    Inner,
+    /// to helpers that take one, unless it is a field of an element of a collection of the
+    /// program's struct (`ms[0].i1`, which `#[grad]` reads by field only).
+    Inner {
+        /// Whether it may be passed whole.
+        whole: bool,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -683,7 +687,7 @@ fn declare_params(g: &mut Gen, params: &[Param]) {
             ParamKind::Ragged(_) => Kind::Ragged,
             ParamKind::Choice(choice) => Kind::Choice(*choice),
             ParamKind::Inner => {
-                declare_inner(g, &p.name);
+                declare_inner(g, &p.name, true);
                 continue;
             }
             // Its parts are variables of their own, `tp2.0` and `tp2.1`.
@@ -702,7 +706,7 @@ fn declare_params(g: &mut Gen, params: &[Param]) {
                 continue;
             }
             ParamKind::Struct => {
-                declare_struct(g, &p.name);
+                declare_struct(g, &p.name, false);
                 continue;
             }
             // Elements by constant and run-time indices (`ms[1].w[k]`, `ms[ms.len() - 1]`),
@@ -715,7 +719,7 @@ fn declare_params(g: &mut Gen, params: &[Param]) {
                     "1".to_string(),
                     format!("{name}.len() - 1"),
                 ] {
-                    declare_struct(g, &format!("{name}[{index}]"));
+                    declare_struct(g, &format!("{name}[{index}]"), true);
                 }
                 continue;
             }
@@ -727,7 +731,10 @@ fn declare_params(g: &mut Gen, params: &[Param]) {
 }
 
 /// Declares a struct variable (a parameter, or `self`) and its fields, `m.w`.
-fn declare_struct(g: &mut Gen, name: &str) {
+///
+/// `element`: an element of a collection of the struct, whose struct fields are read by
+/// field only.
+fn declare_struct(g: &mut Gen, name: &str, element: bool) {
     g.declare(name, Kind::Struct, false);
     let def = g.structure.clone().expect("a struct");
     for (field, f) in &def.fields {
@@ -754,7 +761,7 @@ fn declare_struct(g: &mut Gen, name: &str) {
             Field::Int(hi) => Kind::Int { hi: Hi::Max(*hi) },
             Field::Bool => Kind::Bool,
             Field::Inner => {
-                declare_inner(g, &format!("{name}.{field}"));
+                declare_inner(g, &format!("{name}.{field}"), !element);
                 continue;
             }
             // Elements by constant indices (and the last of a `Vec`), each an inner
@@ -773,7 +780,7 @@ fn declare_struct(g: &mut Gen, name: &str) {
                     ),
                 };
                 for index in indices {
-                    declare_inner(g, &format!("{path}[{index}]"));
+                    declare_inner(g, &format!("{path}[{index}]"), true);
                 }
                 g.collections.push((path, Elem::Inner(elem)));
                 continue;
@@ -785,8 +792,8 @@ fn declare_struct(g: &mut Gen, name: &str) {
 
 /// Declares the fields of an inner struct at `name` (`m.i0`, `m.it1[0]`, `p`): `name.c`
 /// and `name.v`.
-fn declare_inner(g: &mut Gen, name: &str) {
-    g.declare(name, Kind::Inner, false);
+fn declare_inner(g: &mut Gen, name: &str, whole: bool) {
+    g.declare(name, Kind::Inner { whole }, false);
     g.declare(&format!("{name}.c"), Kind::Real { deref: false }, false);
     g.declare(
         &format!("{name}.v"),
@@ -1069,7 +1076,7 @@ fn random_function(g: &mut Gen, name: &str, role: Role) -> Function {
         g.rng.random_range(3..14)
     };
     if role.method {
-        declare_struct(g, "self");
+        declare_struct(g, "self", false);
     }
     declare_params(g, &params);
     let mut body = Vec::new();

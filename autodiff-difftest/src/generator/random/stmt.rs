@@ -434,8 +434,8 @@ impl Gen {
         let (ms, elem) = self.pick(&collections);
         let p = self.fresh("p");
         let declare = |g: &mut Gen, p: &str| match elem {
-            Elem::S => declare_struct(g, p),
-            Elem::Inner(_) => declare_inner(g, p),
+            Elem::S => declare_struct(g, p, true),
+            Elem::Inner(_) => declare_inner(g, p, true),
         };
         if self.chance(0.25) {
             // Literal indices, the last one, or a loop variable over the run-time length.
@@ -456,8 +456,26 @@ impl Gen {
                 }
             }
             let index = self.pick(&indices);
+            // Then a number updated with one of its fields (an element bound and never
+            // read would leave the collection named but not read as structs: a constant
+            // of another type to `#[grad]`).
+            let targets = self.assignable_reals();
+            if targets.is_empty() {
+                return;
+            }
             out.push(Stmt::LetElement(p.clone(), ms, index));
             declare(self, &p);
+            let read = match elem {
+                Elem::S => self.field_read(&p),
+                Elem::Inner(_) => Some(Expr::Var {
+                    name: format!("{p}.c"),
+                    deref: false,
+                }),
+            };
+            if let Some(read) = read {
+                let target = self.pick(&targets).name;
+                out.push(Stmt::Assign(Place::Var(target), "+", read));
+            }
             return;
         }
         let label = self.label();
@@ -589,7 +607,12 @@ impl Gen {
         let numbers: Vec<(String, Field)> = def
             .fields
             .into_iter()
-            .filter(|(_, f)| matches!(f, Field::Scalar | Field::Array(_) | Field::Nested(..)))
+            .filter(|(_, f)| {
+                matches!(
+                    f,
+                    Field::Scalar | Field::Array(_) | Field::Nested(..) | Field::Inner
+                )
+            })
             .collect();
         if numbers.is_empty() {
             return None;
@@ -606,6 +629,10 @@ impl Gen {
                 let j = self.index(&ALen::Fixed(Len::Lit(k)));
                 Expr::Index(name, vec![i, j])
             }
+            Field::Inner => Expr::Var {
+                name: format!("{name}.c"),
+                deref: false,
+            },
             _ => Expr::Var { name, deref: false },
         })
     }
@@ -1335,7 +1362,15 @@ impl Gen {
                 None,
             ),
         ];
-        body.extend(self.block(depth + 1, n));
+        // The statements of the body in a scope of their own, which the inner loop below
+        // shares (a `let` among them shadows for it too).
+        self.push_scope();
+        for _ in 0..n {
+            if self.budget <= 0 {
+                break;
+            }
+            self.stmt(depth + 1, &mut body);
+        }
         if value.is_some() && label.is_some() && depth < 2 && self.chance(0.5) {
             // `for i in 0..b { if c { break 'l e; } … }`: the value out of an inner loop.
             let i = self.fresh("i");
@@ -1362,6 +1397,7 @@ impl Gen {
                 body: inner,
             });
         }
+        self.pop_scope();
         self.control -= 1;
         self.loops.pop();
         self.pop_scope();
