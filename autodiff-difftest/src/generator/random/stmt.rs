@@ -19,6 +19,20 @@ impl Gen {
         out
     }
 
+    /// Up to `len` statements in the current scope (the body of a loop whose scope is
+    /// pushed already, and which goes on after them: what they declare, or shadow, is seen
+    /// there).
+    pub(super) fn block_here(&mut self, depth: usize, len: usize) -> Vec<Stmt> {
+        let mut out = Vec::new();
+        for _ in 0..len {
+            if self.budget <= 0 {
+                break;
+            }
+            self.stmt(depth, &mut out);
+        }
+        out
+    }
+
     pub(super) fn assignable_reals(&self) -> Vec<Var> {
         self.reals()
             .into_iter()
@@ -396,7 +410,8 @@ impl Gen {
         }
         self.control += 1;
         let n = self.rng.random_range(0..3);
-        let mut body = self.block(depth + 2, n);
+        // In the loop's own scope: the update below sees what the statements shadow.
+        let mut body = self.block_here(depth + 2, n);
         let targets = self.assignable_reals();
         if !targets.is_empty() {
             let target = self.pick(&targets).name;

@@ -208,7 +208,8 @@ impl Gen {
         });
         self.control += 1;
         let n = self.rng.random_range(0..3);
-        let mut body = self.block(depth + 1, n);
+        // In the loop's own scope: the update below sees what the statements shadow.
+        let mut body = self.block_here(depth + 1, n);
         let targets = self.assignable_reals();
         let read = match elem {
             Elem::S => self.field_read(&p),
