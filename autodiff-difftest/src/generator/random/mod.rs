@@ -577,6 +577,15 @@ fn prefix(kind: &ParamKind) -> &'static str {
     }
 }
 
+/// A parameter of `kind`, not `mut`, named later by [`rename`].
+fn unnamed(kind: ParamKind) -> Param {
+    Param {
+        name: String::new(),
+        kind,
+        mutable: false,
+    }
+}
+
 /// Names parameters after their kind and position (`x0`, `w1`, `m2`).
 fn rename(params: &mut [Param]) {
     for (i, p) in params.iter_mut().enumerate() {
@@ -755,11 +764,10 @@ fn random_function(g: &mut Gen, name: &str, role: Role) -> Function {
             };
             params.insert(
                 0,
-                Param {
-                    name: String::new(),
-                    kind: ParamKind::Real(Shape::Array(Len::Generic("N".into())), pass),
-                    mutable: false,
-                },
+                unnamed(ParamKind::Real(
+                    Shape::Array(Len::Generic("N".into())),
+                    pass,
+                )),
             );
         }
     }
@@ -779,11 +787,7 @@ fn random_function(g: &mut Gen, name: &str, role: Role) -> Function {
         } else {
             Pass::Ref
         };
-        params.push(Param {
-            name: String::new(),
-            kind: ParamKind::Real(Shape::Array(n), pass),
-            mutable: false,
-        });
+        params.push(unnamed(ParamKind::Real(Shape::Array(n), pass)));
     }
     // Rows of the length a helper takes, in half the functions under test that have none
     // and call such a helper: loops over them pass a row whole (`h(x, ..)` of
@@ -848,14 +852,7 @@ fn random_function(g: &mut Gen, name: &str, role: Role) -> Function {
     if helper && !role.method && g.chance(0.15) {
         // A `&str` setting, passed along by the caller or written as a literal.
         let at = g.rng.random_range(1..=params.len());
-        params.insert(
-            at,
-            Param {
-                name: String::new(),
-                kind: ParamKind::Choice(Choice::Str),
-                mutable: false,
-            },
-        );
+        params.insert(at, unnamed(ParamKind::Choice(Choice::Str)));
     }
     if helper
         && !role.method
@@ -864,27 +861,13 @@ fn random_function(g: &mut Gen, name: &str, role: Role) -> Function {
     {
         // A free function taking the inner struct whole.
         let at = g.rng.random_range(0..=params.len());
-        params.insert(
-            at,
-            Param {
-                name: String::new(),
-                kind: ParamKind::Inner,
-                mutable: false,
-            },
-        );
+        params.insert(at, unnamed(ParamKind::Inner));
     }
     if helper && !role.method && g.structure.is_some() && g.chance(0.4) {
         // A free function taking the struct whole (`fn h1(x0: f64, m1: &S)`), called with
         // a struct parameter, an element of a collection, a name bound to one, or `self`.
         let at = g.rng.random_range(0..=params.len());
-        params.insert(
-            at,
-            Param {
-                name: String::new(),
-                kind: ParamKind::Struct,
-                mutable: false,
-            },
-        );
+        params.insert(at, unnamed(ParamKind::Struct));
     }
     if !helper && !role.method && g.chance(0.12) {
         // A tuple of numbers, by value or by reference.
@@ -895,14 +878,7 @@ fn random_function(g: &mut Gen, name: &str, role: Role) -> Function {
         } else {
             Pass::Ref
         };
-        params.insert(
-            at,
-            Param {
-                name: String::new(),
-                kind: ParamKind::Tuple(k, pass),
-                mutable: false,
-            },
-        );
+        params.insert(at, unnamed(ParamKind::Tuple(k, pass)));
     }
     if !helper && !role.method && g.long.is_none() && g.chance(0.15) {
         // A constant of another type: the module's enum, or a `&str`.
@@ -912,27 +888,13 @@ fn random_function(g: &mut Gen, name: &str, role: Role) -> Function {
         } else {
             Choice::Str
         };
-        params.insert(
-            at,
-            Param {
-                name: String::new(),
-                kind: ParamKind::Choice(choice),
-                mutable: false,
-            },
-        );
+        params.insert(at, unnamed(ParamKind::Choice(choice)));
     }
     if !helper && !role.method && g.long.is_none() && g.chance(0.15) {
         // Rows of run-time length, data.
         let at = g.rng.random_range(1..=params.len());
         let rows = g.pick(&[RowsOf::Vecs, RowsOf::VecOfVecs, RowsOf::Slices]);
-        params.insert(
-            at,
-            Param {
-                name: String::new(),
-                kind: ParamKind::Ragged(rows),
-                mutable: false,
-            },
-        );
+        params.insert(at, unnamed(ParamKind::Ragged(rows)));
     }
     if !helper && !role.method {
         // Arrays and slices written through: `&mut [f64; N]`, `&mut [f64]`.
