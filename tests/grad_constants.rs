@@ -7,6 +7,7 @@ mod common;
 
 use autodiff::prelude::*;
 use common::{assert_all_close, assert_close, fd_gradient};
+use std::f64::consts::FRAC_1_SQRT_2;
 
 /// An operation chosen at run time: data, never differentiated.
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -369,5 +370,44 @@ fn constants_that_a_loop_makes_numbers() {
         let second =
             (promoted_in_a_loop_grad(x + h).1 - promoted_in_a_loop_grad(x - h).1) / (2.0 * h);
         assert_close(hx, second, 1e-6, "hvp");
+    }
+}
+
+#[grad(jvp, hvp)]
+fn flagged(x: f64, on: bool, c: f64) -> f64 {
+    if on {
+        x * c
+    } else {
+        x + c
+    }
+}
+
+/// A call of constants only (`flagged(FRAC_1_SQRT_2, true, …)`) in a branch: the sweep
+/// computes it again there, `true` included (found by the random programs, seed 502:
+/// the sweep named a `bool` it had not computed, and the program did not compile).
+#[grad(jvp, hvp)]
+fn constant_call_in_a_branch(x: f64, y: f64, name: &str) -> f64 {
+    let mut a = x * y;
+    match name {
+        "l2" => a += flagged(y, false, -1.86),
+        _ => a += flagged(FRAC_1_SQRT_2, true, FRAC_1_SQRT_2),
+    }
+    a * x
+}
+
+#[test]
+fn constant_calls_in_branches_pass_their_flags() {
+    for name in ["l2", "l1"] {
+        let (x, y) = (0.7, -1.3);
+        let (value, dx, dy) = constant_call_in_a_branch_grad(x, y, name);
+        assert_eq!(
+            value.to_bits(),
+            constant_call_in_a_branch(x, y, name).to_bits()
+        );
+        let fd = fd_gradient(|p| constant_call_in_a_branch(p[0], p[1], name), &[x, y]);
+        assert_close(dx, fd[0], 1e-8, "∂/∂x");
+        assert_close(dy, fd[1], 1e-8, "∂/∂y");
+        let (_, tangent) = constant_call_in_a_branch_jvp(x, y, name, 1.0, 0.0);
+        assert_close(tangent, dx, 1e-13, "jvp");
     }
 }

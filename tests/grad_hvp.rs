@@ -1166,3 +1166,183 @@ fn f32_hessians_match_the_f64_twin() {
     assert_close(h64[(0, 1)], 1.0, 1e-14, "∂²/∂x₀∂x₁");
     assert_close(h64[(3, 3)], 0.0, 1e-14, "∂²/∂s²");
 }
+
+// ----- `_hessian` in one sweep over lanes -------------------------------------------------
+//
+// Straight-line code (branches, no loops or calls) of at most 16 numbers gets its Hessian
+// from one sweep over lanes rather than one `_hvp` per number. Each is checked against
+// its own `_hvp` along the basis vectors (the other path), the tape, and differences.
+
+#[grad(hvp, hessian)]
+fn lanes_branchy(x: f64, y: f64, z: f64) -> f64 {
+    let mut a = x * y;
+    if a > 0.5 {
+        a = a.sin() * z;
+    } else {
+        a = a * a + z.abs();
+    }
+    a = a * x + (y - z).max(0.1 * x);
+    let shared = (x * z).exp();
+    a * shared + shared.powi(2) + y.powi(2) * x.powf(2.0)
+}
+
+#[grad(hvp, hessian, wrt(w, x))]
+fn lanes_layer(w: [[f64; 3]; 2], x: [f64; 3], scale: f64, n: i32) -> f64 {
+    let h0 = (w[0][0] * x[0] + w[0][1] * x[1] + w[0][2] * x[2]).tanh();
+    let h1 = (w[1][0] * x[0] + w[1][1] * x[1] + w[1][2] * x[2]).tanh();
+    scale * (h0 * h1 + h0.powi(n)) - (x[0] * x[2]).cos()
+}
+
+/// Sixteen numbers, the most that run in lanes; seventeen, one `_hvp` each.
+#[grad(hvp, hessian)]
+fn lanes_sixteen(x: [f64; 16]) -> f64 {
+    let a = x[0] * x[1] + x[2] * x[3] + x[4] * x[5] + x[6] * x[7];
+    let b = x[8] * x[9] + x[10] * x[11] + x[12] * x[13] + x[14] * x[15];
+    (a * b).sin() + a.exp() * x[15] / (1.0 + b * b)
+}
+
+#[grad(hvp, hessian)]
+fn lanes_seventeen(x: [f64; 16], y: f64) -> f64 {
+    let a = x[0] * x[1] + x[2] * x[3] + x[4] * x[5] + x[6] * x[7];
+    let b = x[8] * x[9] + x[10] * x[11] + x[12] * x[13] + x[14] * x[15];
+    ((a * b).sin() + a.exp() * x[15] / (1.0 + b * b)) * y + y.powi(3)
+}
+
+/// The Hessian by `_hvp` along each basis vector, for a function of `n` numbers given as
+/// a flat point: row `i` is `H·e_i`.
+fn rows_by_products(
+    n: usize,
+    hvp: impl Fn(&[f64], &[f64]) -> Vec<f64>,
+    at: &[f64],
+) -> Vec<Vec<f64>> {
+    (0..n)
+        .map(|i| {
+            let mut e = vec![0.0; n];
+            e[i] = 1.0;
+            hvp(at, &e)
+        })
+        .collect()
+}
+
+#[test]
+fn hessians_in_lanes_match_products_the_tape_and_differences() {
+    for p in [[0.7, -1.1, 0.4], [0.9, 1.2, -0.3], [0.0, 0.0, 0.6]] {
+        let (value, dx, dy, dz, h) = lanes_branchy_hessian(p[0], p[1], p[2]);
+        assert_eq!(value, lanes_branchy(p[0], p[1], p[2]));
+        let (_, gx, gy, gz) = lanes_branchy_grad(p[0], p[1], p[2]);
+        for (a, b) in [(dx, gx), (dy, gy), (dz, gz)] {
+            assert_close(a, b, 1e-14, "gradient");
+        }
+        let by_products = rows_by_products(
+            3,
+            |q, v| {
+                let (_, _, _, _, hx, hy, hz) =
+                    lanes_branchy_hvp(q[0], q[1], q[2], v[0], v[1], v[2]);
+                vec![hx, hy, hz]
+            },
+            &p,
+        );
+        assert_matrix(&rows(h), &by_products, 1e-13, "branchy against _hvp");
+        for i in 0..3 {
+            for j in 0..3 {
+                assert_eq!(h[i][j], h[j][i]);
+            }
+        }
+        // The tape, on the branch the point takes.
+        let tape = Tape::new();
+        let v: Vec<Var> = p.iter().map(|&x| tape.var(x)).collect();
+        let (x, y, z) = (v[0], v[1], v[2]);
+        let mut a = x * y;
+        if a.value() > 0.5 {
+            a = a.sin() * z;
+        } else {
+            a = a * a + z.abs();
+        }
+        a = a * x + (y - z).max(0.1 * x);
+        let shared = (x * z).exp();
+        let f = a * shared + shared.powi(2) + y.powi(2) * x.powf(2.0);
+        assert_close(f.value(), value, 1e-15, "value");
+        assert_matrix(
+            &rows(h),
+            &tape.hessian(f, &v),
+            1e-12,
+            "branchy against the tape",
+        );
+        if p[0] != 0.0 {
+            assert_hessian!(
+                |q: &[f64; 3]| {
+                    let (_, a, b, c) = lanes_branchy_grad(q[0], q[1], q[2]);
+                    [a, b, c]
+                },
+                &h,
+                &p
+            );
+        }
+    }
+
+    let w = [[0.3, -0.5, 0.8], [0.1, 0.4, -0.2]];
+    let x = [0.9, -0.6, 1.4];
+    let flat = |w: &[[f64; 3]; 2], x: &[f64; 3]| -> Vec<f64> {
+        w.iter().flatten().chain(x).copied().collect()
+    };
+    let unflat = |q: &[f64]| -> ([[f64; 3]; 2], [f64; 3]) {
+        ([[q[0], q[1], q[2]], [q[3], q[4], q[5]]], [q[6], q[7], q[8]])
+    };
+    let (value, dw, dx, h) = lanes_layer_hessian(w, x, 1.5, 3);
+    assert_eq!(value, lanes_layer(w, x, 1.5, 3));
+    let (_, gw, gx) = lanes_layer_grad(w, x, 1.5, 3);
+    for (a, b) in flat(&dw, &dx).iter().zip(flat(&gw, &gx)) {
+        assert_close(*a, b, 1e-14, "layer gradient");
+    }
+    let by_products = rows_by_products(
+        9,
+        |q, v| {
+            let ((w, x), (vw, vx)) = (unflat(q), unflat(v));
+            let (_, _, _, hw, hx) = lanes_layer_hvp(w, x, 1.5, 3, vw, vx);
+            flat(&hw, &hx)
+        },
+        &flat(&w, &x),
+    );
+    assert_matrix(&rows(h), &by_products, 1e-13, "layer against _hvp");
+    let gradient = |q: &[f64]| {
+        let (w, x) = unflat(q);
+        let (_, gw, gx) = lanes_layer_grad(w, x, 1.5, 3);
+        flat(&gw, &gx)
+    };
+    assert_matrix(
+        &rows(h),
+        &fd_hessian(gradient, &flat(&w, &x)),
+        1e-6,
+        "layer",
+    );
+
+    let mut x16 = [0.0; 16];
+    for (i, x) in x16.iter_mut().enumerate() {
+        *x = 0.1 * (i as f64) - 0.7;
+    }
+    let (value, g, h) = lanes_sixteen_hessian(x16);
+    assert_eq!(value, lanes_sixteen(x16));
+    let by_products = rows_by_products(
+        16,
+        |q, v| {
+            let (_, _, hv) = lanes_sixteen_hvp(q.try_into().unwrap(), v.try_into().unwrap());
+            hv.to_vec()
+        },
+        &x16,
+    );
+    assert_matrix(&rows(h), &by_products, 1e-12, "sixteen against _hvp");
+    assert_hessian!(|q: &[f64; 16]| lanes_sixteen_grad(*q).1, &h, &x16);
+    for (a, b) in g.iter().zip(lanes_sixteen_grad(x16).1) {
+        assert_close(*a, b, 1e-14, "sixteen gradient");
+    }
+    // Seventeen: one `_hvp` per number, the same numbers where they overlap.
+    let (_, g17, gy, h17) = lanes_seventeen_hessian(x16, 1.0);
+    for i in 0..16 {
+        assert_close(g17[i], g[i], 1e-14, "seventeen gradient");
+        for j in 0..16 {
+            assert_close(h17[i][j], h[i][j], 1e-12, "seventeen");
+        }
+    }
+    assert_close(gy, value + 3.0, 1e-14, "∂/∂y");
+    assert_eq!(h17[16][16], 6.0);
+}

@@ -24,7 +24,9 @@
 //! the `f32` original with steps 400 times as large (and a relative tolerance of 1e-2); its points
 //! keep 1e-2 from kinks and boundaries, and magnitudes below 1e3. A point where the
 //! `f32` original itself (not its gradient) strays from the twin's value by more than
-//! that tolerance is resampled, and counted: there the program is too ill-conditioned for
+//! that tolerance, or where the twin's partials move by more than a twentieth of theirs
+//! when each argument moves by one `f32` step, is resampled, and counted: there the
+//! program is too ill-conditioned for
 //! `f32` to follow `f64` (a loop that feeds a chaotic map back into itself, `c +=
 //! atanh(0.9 sin c) / (sigmoid(c) + 0.1)` eight times from a constant, ends at another
 //! `c` and takes another branch), and a comparison with the twin would measure the
@@ -78,6 +80,13 @@ const VALUE_F32: f64 = 1e-3;
 /// of the largest partial; seed 102's program 309, whose partial goes through the sine
 /// of an `f32` near 70, 1.9e-4 of it and 1.6e-6 of that magnitude).
 const PARTIALS_F32: f64 = 1e-4;
+/// How far an `f32` program's `f64` twin may move its partials, relative to the scale of
+/// [`PARTIALS_F32`], when each number of the arguments moves by one `f32` step: farther,
+/// the program amplifies its inputs' rounding so much that its own roundings, amplified
+/// alike through many operations, reach the tolerance, and the point is resampled (seed
+/// 505's program 1861, three times `x1 += (x1 * x1 + 0.5).powf((x0 * PI).atan())`: its
+/// `f32` partial 4e-4 from the twin's, which a step of the arguments moves by 1e-4).
+const SENSITIVITY_F32: f64 = PARTIALS_F32 / 20.0;
 /// Tolerance of a value against the original's where roundings may differ, relative to
 /// the largest magnitude of a variable: the value of a `#[grad(reassociate)]` gradient
 /// (sums added in another order differ by a few roundings of their partial sums, which
@@ -171,6 +180,23 @@ fn draw(case: &Case, rng: &mut StdRng) -> Args {
     Args(values)
 }
 
+/// The `f32` next to `x` (an `f32`), up or down, as an `f64`.
+fn f32_step(x: f64, up: bool) -> f64 {
+    let x = x as f32;
+    if x == 0.0 {
+        let tiny = f32::from_bits(1);
+        return f64::from(if up { tiny } else { -tiny });
+    }
+    // Away from zero adds to the bits of the magnitude, toward zero takes from them.
+    let away = up == (x > 0.0);
+    let bits = if away {
+        x.to_bits() + 1
+    } else {
+        x.to_bits() - 1
+    };
+    f64::from(f32::from_bits(bits))
+}
+
 /// `|a - b| <= tolerance`, false when either is NaN.
 fn within(a: f64, b: f64, tolerance: f64) -> bool {
     (a - b).abs() <= tolerance
@@ -236,7 +262,23 @@ fn check(case: &Case, seed: u64, tally: &mut Tally) {
                 !within(tape_value, value, VALUE_F32 * largest.max(1.0))
             };
             let amplifies = || tape_partials.iter().any(|d| d.abs() > PARTIAL_F32);
-            if case.single && (amplifies() || strays()) {
+            let sensitive = || {
+                let stepped: Vec<f64> = args
+                    .flat(case.partials)
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &x)| f32_step(x, i % 2 == 0))
+                    .collect();
+                let (_, moved, ..) = (case.tape)(&args.with_flat(case.partials, &stepped), None);
+                let scale = tape_partials
+                    .iter()
+                    .fold(largest.max(1.0), |m, d| m.max(d.abs()));
+                moved
+                    .iter()
+                    .zip(&tape_partials)
+                    .any(|(a, b)| !within(*a, *b, SENSITIVITY_F32 * scale))
+            };
+            if case.single && (amplifies() || strays() || sensitive()) {
                 tally.ill_conditioned += 1;
                 continue;
             }
@@ -517,7 +559,7 @@ pub fn check_batch(cases: &[Case], seed: u64) {
     }
     println!(
         "{} programs (seed {seed}; {} of them generic over their float type, {} in f32): {} points checked, each also in forward mode and by _grad_into, {} by _vjp ({} resampled near kinks, {} where \
-         a value grew too large, {} where an f32 original strayed from its f64 twin or amplified rounding past 1e4), \
+         a value grew too large, {} where an f32 original strayed from its f64 twin or amplified rounding), \
          {} programs with no usable point, {} partials against finite differences ({} \
          skipped where step sizes disagree); \
          {} programs with #[grad(reassociate)] checked, {} of them with a value differing \

@@ -26,6 +26,38 @@ mod expansion {
         ));
     }
 
+    /// `_hessian` of straight-line code: one sweep over lanes (`codegen/hvp/lanes.rs`),
+    /// the value held constant so that only the tangent's lanes go back; with a loop, one
+    /// `_hvp` per number.
+    #[test]
+    fn hessian_in_lanes() {
+        insta::assert_snapshot!(expand(
+            quote!(hessian),
+            quote! {
+                pub fn f(x: f64, y: [f64; 2]) -> f64 {
+                    let mut a = x * y[0];
+                    if a > 0.0 {
+                        a = a.sin();
+                    }
+                    a * y[1]
+                }
+            }
+        ));
+        let looped = expand(
+            quote!(hessian),
+            quote! {
+                pub fn g(x: [f64; 3]) -> f64 {
+                    let mut s = 0.0;
+                    for i in 0..3 {
+                        s += x[i] * x[i];
+                    }
+                    s
+                }
+            },
+        );
+        assert!(looped.contains("g_hvp(") && !looped.contains("Lanes"));
+    }
+
     /// A function generic over its float type: a twin per float type through the pipeline,
     /// and each generated function generic again, dispatching through a trait.
     #[test]

@@ -9,8 +9,14 @@
 //! operations, not `K`; a sum with a dense tangent adds into one or two lanes. The types
 //! follow the expression, so the sparsity is known where the code is compiled: the
 //! generated code never tests for it.
+//!
+//! `#[grad(hessian)]` carries them in reverse too: its one sweep over the tangent
+//! function (vector reverse over vector forward) holds in lane `k` of each adjoint the
+//! derivative of the `k`-th tangent output, so a tangent times a tangent and an adjoint
+//! times a tangent are products lane by lane ([`Mul`] of two `Lanes`), and a number
+//! times an adjoint scales every lane.
 
-use core::ops::{Add, Mul, Neg, Sub};
+use core::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
 /// `K` derivatives of one number, one per direction.
 ///
@@ -26,6 +32,13 @@ pub struct Lanes<const K: usize>(pub [f64; K]);
 impl<const K: usize> Lanes<K> {
     /// No derivative along any direction.
     pub const ZERO: Self = Lanes([0.0; K]);
+
+    /// An adjoint with no contribution yet: `-0.0` in every lane, the exact identity of
+    /// `+`, as a scalar adjoint starts.
+    pub const NO_ADJOINT: Self = Lanes([-0.0; K]);
+
+    /// One in every lane: the seed of a sweep that differentiates each lane's output.
+    pub const ONES: Self = Lanes([1.0; K]);
 
     /// The derivative of a number that is the `i`-th direction: one in lane `i`.
     #[must_use]
@@ -77,6 +90,55 @@ impl<const K: usize> Mul<f64> for Lanes<K> {
             *x *= factor;
         }
         self
+    }
+}
+
+impl<const K: usize> Default for Lanes<K> {
+    /// [`Lanes::ZERO`].
+    fn default() -> Self {
+        Self::ZERO
+    }
+}
+
+impl<const K: usize> Mul<Lanes<K>> for f64 {
+    type Output = Lanes<K>;
+
+    #[inline]
+    fn mul(self, lanes: Lanes<K>) -> Lanes<K> {
+        lanes * self
+    }
+}
+
+/// Lane by lane: lane `k` of the product is the product of the lanes `k`.
+///
+/// ```
+/// use autodiff_runtime::Lanes;
+/// assert_eq!((Lanes([1.0, 2.0]) * Lanes([3.0, 4.0])).0, [3.0, 8.0]);
+/// assert_eq!((2.0 * Lanes([3.0, 4.0])).0, [6.0, 8.0]);
+/// ```
+impl<const K: usize> Mul for Lanes<K> {
+    type Output = Self;
+
+    #[inline]
+    fn mul(mut self, other: Self) -> Self {
+        for (x, y) in self.0.iter_mut().zip(other.0) {
+            *x *= y;
+        }
+        self
+    }
+}
+
+impl<const K: usize, T: SparseTangent<K>> AddAssign<T> for Lanes<K> {
+    #[inline]
+    fn add_assign(&mut self, other: T) {
+        other.add_to(self);
+    }
+}
+
+impl<const K: usize, T: SparseTangent<K>> SubAssign<T> for Lanes<K> {
+    #[inline]
+    fn sub_assign(&mut self, other: T) {
+        other.sub_from(self);
     }
 }
 

@@ -503,8 +503,19 @@ struct Sweep {
 /// Generates the sweep of `function` for the given activity, with the result's adjoint
 /// seeded by `seed` (`1.0` for a gradient).
 fn sweep(function: &Function, activity: &Activity, seed: TokenStream) -> Sweep {
+    sweep_in(function, activity, seed, None)
+}
+
+/// [`sweep`], with adjoints of the type `lanes` (a path to `Lanes::<K>`) where it is given.
+fn sweep_in(
+    function: &Function,
+    activity: &Activity,
+    seed: TokenStream,
+    lanes: Option<TokenStream>,
+) -> Sweep {
     let items = &function.items;
     let mut gen = Generator::new(function, activity, seed);
+    gen.lanes = lanes;
     let forward = gen.forward_block(&function.body);
     let reverse = gen.reverse_block(&function.body, true);
     let tapes = &gen.tapes;
@@ -929,6 +940,9 @@ fn written(block: &Block, out: &mut Vec<VarId>) {
 
 struct Generator<'a> {
     function: &'a Function,
+    /// For `_hessian`'s one sweep over lanes (`hvp::lanes`): the adjoints' type, a path
+    /// to `Lanes::<K>`; `None` for adjoints of the function's float type.
+    lanes: Option<TokenStream>,
     activity: &'a Activity,
     /// The adjoint of the result: `1.0` for a gradient, the seed of a pullback.
     seed: TokenStream,
@@ -1082,6 +1096,16 @@ impl<'a> Generator<'a> {
             parallel_loops: 0,
             preaccumulated: HashMap::new(),
             unread: std::collections::HashSet::new(),
+            lanes: None,
+        }
+    }
+
+    /// An adjoint of shape `dims` with no contribution yet (see [`no_adjoint`]), in lanes
+    /// for a sweep over lanes.
+    fn no_adjoint(&self, dims: &[TokenStream]) -> TokenStream {
+        match &self.lanes {
+            Some(lanes) => filled(dims, quote!(#lanes::NO_ADJOINT)),
+            None => no_adjoint(self.function.real, dims),
         }
     }
 }

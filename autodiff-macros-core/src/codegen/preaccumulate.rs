@@ -273,7 +273,7 @@ impl Generator<'_> {
                         let mut #gradient = #workspace.#block(#len.len());
                     };
                 }
-                let start = no_adjoint(real, &self.function.vars[*var].dims);
+                let start = self.no_adjoint(&self.function.vars[*var].dims);
                 quote!(let mut #gradient = #start;)
             })
             .chain(structs.iter().map(|(param, gradient)| {

@@ -67,7 +67,7 @@ impl Generator<'_> {
     /// original allocates the vector itself).
     fn vector_adjoint(&self, var: VarId, value: Option<NodeId>, nodes: &[NodeId]) -> TokenStream {
         let adjoint = slot("adjoint_var", var);
-        let element = no_adjoint(self.function.real, &self.function.vars[var].dims);
+        let element = self.no_adjoint(&self.function.vars[var].dims);
         if let Some(len) = self.final_lengths.get(&var) {
             // Declared in a branch, where the vector itself is out of scope.
             return quote!(let mut #adjoint = ::autodiff::__private::vec![#element; #len];);
@@ -119,7 +119,7 @@ impl Generator<'_> {
             return TokenStream::new();
         }
         let adjoint = slot("adjoint_var", var);
-        let start = no_adjoint(self.function.real, &self.function.vars[var].dims);
+        let start = self.no_adjoint(&self.function.vars[var].dims);
         quote!(let mut #adjoint = #start;)
     }
 
@@ -138,7 +138,10 @@ impl Generator<'_> {
                 out.extend(quote!(let #binding: #usize = #read;));
                 continue;
             }
-            if matches!(node.num, Num::Int | Num::Unknown | Num::Opaque) && self.recomputable(id) {
+            // A `bool` too: a constant call computed again passes it (`h(PI, true)`).
+            if matches!(node.num, Num::Int | Num::Bool | Num::Unknown | Num::Opaque)
+                && self.recomputable(id)
+            {
                 let binding = slot("primal", id);
                 let value = match &node.kind {
                     NodeKind::Const(tokens) => tokens.clone(),
@@ -328,7 +331,7 @@ impl Generator<'_> {
                     if self.activity.var(var) {
                         self.adjoint_var(var)
                     } else {
-                        self.function.real.literal("0.0")
+                        self.no_adjoint(&[])
                     }
                 });
                 let seed = quote!((#(#seeds),*));
@@ -356,15 +359,19 @@ impl Generator<'_> {
                 }
                 let prelude = self.recompute_nodes(nodes);
                 let target = self.place(place, self.adjoint_var(place.var));
+                let none = match &self.lanes {
+                    Some(lanes) => quote!(#lanes::NO_ADJOINT),
+                    None => quote!(-0.0),
+                };
                 if !self.activity.node(*value) {
-                    return quote!(#prelude #target = -0.0;);
+                    return quote!(#prelude #target = #none;);
                 }
                 let seed = slot("seed", *value);
                 let body = self.propagate(*value, seed.to_token_stream(), nodes);
                 quote! {
                     #prelude
                     let #seed = #target;
-                    #target = -0.0;
+                    #target = #none;
                     #body
                 }
             }

@@ -146,6 +146,11 @@ impl Generator<'_> {
         }
         let real = self.function.real;
         let (ty, zero) = match kind {
+            // In lanes (`hvp::lanes`) a saved number is a value or a tangent: its type is
+            // the one of what the branch saves.
+            Saved::Real if self.lanes.is_some() => {
+                (quote!(_), quote!(::core::default::Default::default()))
+            }
             Saved::Real => (quote!(#real), real.literal("0.0")),
             Saved::Index => (usize_type(), quote!(0usize)),
             Saved::Flag => (crate::types::primitive("bool"), quote!(false)),

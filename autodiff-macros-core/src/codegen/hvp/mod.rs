@@ -18,6 +18,7 @@
 //! with the direction as `t`; `f_hessian` calls it once per differentiated number with a
 //! basis vector, and makes the result symmetric by averaging `H[i][j]` and `H[j][i]`.
 
+mod lanes;
 mod tangent;
 pub use tangent::output_count;
 
@@ -261,12 +262,16 @@ pub fn second_order(
         } else {
             quote!(#hvp_name)
         };
-        let body = if scalar_count(function).is_some() {
+        let in_lanes = lanes::hessian_body(function, activity);
+        let uses_hvp = in_lanes.is_none();
+        let body = if let Some(body) = in_lanes {
+            body
+        } else if scalar_count(function).is_some() {
             hessian_body(function, &hvp_path)
         } else {
             hessian_matrix_body(function, &hvp_path)
         };
-        let own_hvp = (!hvp).then(|| {
+        let own_hvp = (!hvp && uses_hvp).then(|| {
             // `_hessian` calls `_hvp`, generated for it when not asked for.
             let signature = hvp_signature(function);
             let body = hvp_body(function, activity, &tangent, &pullback_path);

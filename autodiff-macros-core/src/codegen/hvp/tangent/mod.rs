@@ -33,6 +33,18 @@ use std::collections::HashMap;
 /// The tangent function of `function` (see the module's documentation), with the
 /// parameters' tangents after the parameters, named `t_<name>`, and two outputs.
 pub fn tangent_function(function: &Function, activity: &Activity) -> syn::Result<Function> {
+    tangent_function_in(function, activity, None)
+}
+
+/// The tangent function, with tangents of the type `lanes` (a path to
+/// `Lanes::<K>`, whose `ZERO` starts a tangent) where it is given, else of the function's
+/// float type: the function that `_hessian`'s one sweep over lanes differentiates
+/// (`super::lanes`).
+pub fn tangent_function_in(
+    function: &Function,
+    activity: &Activity,
+    lanes: Option<TokenStream>,
+) -> syn::Result<Function> {
     let Some(outputs) = output_count(function) else {
         return Err(syn::Error::new_spanned(
             &function.original.sig.output,
@@ -54,6 +66,7 @@ pub fn tangent_function(function: &Function, activity: &Activity) -> syn::Result
         zeros: Vec::new(),
         zero_lets: Vec::new(),
         errors: crate::errors::Errors::default(),
+        lanes,
     };
     let mut params = function.params.clone();
     let mut fields = function.fields.clone();
@@ -207,6 +220,8 @@ struct Transform<'a> {
     zeros: Vec<((VarId, usize), VarId)>,
     zero_lets: Vec<Stmt>,
     errors: crate::errors::Errors,
+    /// The tangents' type where they are lanes (see [`tangent_function_in`]).
+    lanes: Option<TokenStream>,
 }
 
 impl Transform<'_> {
@@ -262,7 +277,10 @@ impl Transform<'_> {
         let v = &self.source.vars[var];
         let skip = indices.len().saturating_sub(usize::from(v.slice));
         let dims = v.dims.get(skip..).unwrap_or(&[]).to_vec();
-        let zero = super::super::zeros(self.source.real, &dims);
+        let zero = match &self.lanes {
+            Some(lanes) => super::super::filled(&dims, quote!(#lanes::ZERO)),
+            None => super::super::zeros(self.source.real, &dims),
+        };
         self.constant(zero, span, out)
     }
 
