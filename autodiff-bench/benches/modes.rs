@@ -1,7 +1,7 @@
 //! Criterion benchmarks of the derivative modes beyond the gradient, each beside what it is
 //! measured against: `_jacobian` against the hand-written Jacobian and against `_jvp` called
 //! once per input; `_jvp` against the primal; `_hvp` against one `_grad`; `_hessian`
-//! against one `_hvp` per input.
+//! against one `_hvp` per input, on Rosenbrock and on a dense function of 10 inputs.
 //!
 //! ```sh
 //! cargo bench -p autodiff-bench --bench modes
@@ -94,6 +94,21 @@ fn rosenbrock_modes(criterion: &mut Criterion) {
         b.iter(|| {
             for k in 0..10 {
                 black_box(w::rosenbrock_hvp_arrays(black_box(&x), &basis(k)));
+            }
+        });
+    });
+    group.finish();
+
+    // A dense function of 10 inputs: every second partial nonzero.
+    let x: [f64; 10] = std::array::from_fn(|i| 0.3 - 0.11 * i as f64);
+    let mut group = configured(criterion, "second order/dense");
+    group.bench_function("_hessian", |b| {
+        b.iter(|| w::dense_hessian_array(black_box(&x)));
+    });
+    group.bench_function("10 × _hvp", |b| {
+        b.iter(|| {
+            for k in 0..10 {
+                black_box(w::dense_hvp_arrays(black_box(&x), &basis(k)));
             }
         });
     });

@@ -1,7 +1,8 @@
 //! Second order, side by side in one process: `#[grad(hvp)]`'s `_hvp` against one `_grad`,
 //! and `#[grad(hessian)]`'s `_hessian` against `num-dual`'s `hessian` (second-order
-//! vector dual numbers) and against one `_hvp` per input, on Rosenbrock in 10 dimensions
-//! and on `deep` (4 inputs, 200 shared `let`s). Interleaved rounds, medians.
+//! vector dual numbers) and against one `_hvp` per input, on Rosenbrock in 10 dimensions,
+//! on `deep` (4 inputs, 200 shared `let`s) and on `dense` (10 inputs, every second partial
+//! nonzero). Interleaved rounds, medians.
 //!
 //! ```sh
 //! cargo run --release -p autodiff-bench --example second_order
@@ -138,6 +139,14 @@ fn main() {
         w::deep_hvp_arrays,
         w::deep_hessian_array,
         deep::with_dual,
+    );
+    report(
+        "dense",
+        std::array::from_fn(|i| 0.3 - 0.11 * i as f64),
+        w::dense_generated,
+        w::dense_hvp_arrays,
+        w::dense_hessian_array,
+        w::dense_with_dual,
     );
     moons();
 }

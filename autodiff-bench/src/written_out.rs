@@ -882,3 +882,65 @@ pub fn deep_hessian_array(x: &[f64; 4]) -> (f64, [[f64; 4]; 4]) {
     let r = deep_hessian(x[0], x[1], x[2], x[3]);
     (r.0, r.5)
 }
+
+/// The coefficients of [`dense`]'s three linear forms.
+pub const DENSE_FORMS: [[f64; 10]; 3] = [
+    [0.3, -0.2, 0.5, 0.1, -0.4, 0.2, 0.3, -0.1, 0.2, 0.4],
+    [-0.1, 0.4, 0.2, -0.3, 0.1, 0.5, -0.2, 0.3, 0.1, -0.2],
+    [0.2, 0.1, -0.3, 0.4, 0.2, -0.1, 0.1, 0.2, -0.4, 0.3],
+];
+
+/// A dense function of 10 inputs, whose second partials are all nonzero: three linear
+/// forms of every input ([`DENSE_FORMS`]), mixed by `tanh`, `exp`, `ln`, `sin` and
+/// `sqrt`.
+#[grad(hvp, hessian)]
+pub fn dense(x: [f64; 10]) -> f64 {
+    let a =
+        0.3 * x[0] - 0.2 * x[1] + 0.5 * x[2] + 0.1 * x[3] - 0.4 * x[4] + 0.2 * x[5] + 0.3 * x[6]
+            - 0.1 * x[7]
+            + 0.2 * x[8]
+            + 0.4 * x[9];
+    let b = -0.1 * x[0] + 0.4 * x[1] + 0.2 * x[2] - 0.3 * x[3] + 0.1 * x[4] + 0.5 * x[5]
+        - 0.2 * x[6]
+        + 0.3 * x[7]
+        + 0.1 * x[8]
+        - 0.2 * x[9];
+    let c = 0.2 * x[0] + 0.1 * x[1] - 0.3 * x[2] + 0.4 * x[3] + 0.2 * x[4] - 0.1 * x[5]
+        + 0.1 * x[6]
+        + 0.2 * x[7]
+        - 0.4 * x[8]
+        + 0.3 * x[9];
+    (a * b).tanh() + (1.0 + (b - c).exp()).ln() + a.sin() * c + (a * a + b * b + c * c + 1.0).sqrt()
+}
+
+/// [`dense`] on `num-dual` numbers (the same forms, summed in the same order).
+pub fn dense_with_dual<D: crate::drive::Dual>(x: &[D]) -> D {
+    let form = |w: &[f64; 10]| {
+        let mut sum = x[0] * w[0];
+        for (xi, &wi) in x.iter().zip(w).skip(1) {
+            sum += *xi * wi;
+        }
+        sum
+    };
+    let [a, b, c] = DENSE_FORMS.map(|w| form(&w));
+    (a * b).tanh() + ((b - c).exp() + 1.0).ln() + a.sin() * c + (a * a + b * b + c * c + 1.0).sqrt()
+}
+
+/// [`dense_grad`] on a reference.
+#[inline]
+pub fn dense_generated(x: &[f64; 10]) -> (f64, [f64; 10]) {
+    dense_grad(*x)
+}
+
+/// [`dense_hvp`] on references.
+#[inline]
+pub fn dense_hvp_arrays(x: &[f64; 10], v: &[f64; 10]) -> (f64, [f64; 10], [f64; 10]) {
+    dense_hvp(*x, *v)
+}
+
+/// [`dense_hessian`] on a reference: the value and the Hessian.
+#[inline]
+pub fn dense_hessian_array(x: &[f64; 10]) -> (f64, [[f64; 10]; 10]) {
+    let (value, _, h) = dense_hessian(*x);
+    (value, h)
+}

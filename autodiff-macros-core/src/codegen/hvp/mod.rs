@@ -15,8 +15,10 @@
 //! Its pullback, seeded with 1 on the tangent alone, returns in one forward pass and one
 //! sweep both the Hessian–vector product (the partials with respect to `p`) and the
 //! gradient (those with respect to `t`, since `ẏ` is linear in `t`). `f_hvp` calls it
-//! with the direction as `t`; `f_hessian` calls it once per differentiated number with a
-//! basis vector, and makes the result symmetric by averaging `H[i][j]` and `H[j][i]`.
+//! with the direction as `t`. `f_hessian` composes the same two with tangents and adjoints
+//! of `n` lanes, the basis vectors at once, in one sweep (`lanes`), where it can; elsewhere
+//! it calls `f_hvp` once per differentiated number with a basis vector. Either way it makes
+//! the result symmetric by averaging `H[i][j]` and `H[j][i]`.
 
 mod lanes;
 mod tangent;
