@@ -217,6 +217,7 @@ pub fn hessian_body(function: &Function, activity: &Activity) -> Option<TokenStr
         }
         offset += count;
     }
+    let symmetric = super::symmetrized(&hessian, &quote!(#n));
     let code = &sweep.code;
     let result = &sweep.value;
     Some(quote! {
@@ -225,13 +226,7 @@ pub fn hessian_body(function: &Function, activity: &Activity) -> Option<TokenStr
         let (#value, #gradient) = #result;
         let mut #hessian = [[0.0f64; #n]; #n];
         #rows
-        for #index in 0..#n {
-            for __j in 0..#index {
-                let __mean = 0.5 * (#hessian[#index][__j] + #hessian[__j][#index]);
-                #hessian[#index][__j] = __mean;
-                #hessian[__j][#index] = __mean;
-            }
-        }
+        #symmetric
         (#value, #(#partials,)* #hessian)
     })
 }

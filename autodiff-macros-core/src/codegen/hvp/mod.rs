@@ -432,6 +432,7 @@ fn hessian_body(function: &Function, hvp: &TokenStream) -> TokenStream {
             narrowed(quote!(#row), quote!(#hessian[#index])),
         ),
     };
+    let symmetric = symmetrized(&hessian, &quote!(__N));
     quote! {
         const __N: #usize = #n;
         let mut #hessian = [[#zero; __N]; __N];
@@ -454,13 +455,7 @@ fn hessian_body(function: &Function, hvp: &TokenStream) -> TokenStream {
             ::core::option::Option::Some(#result) => #result,
             ::core::option::Option::None => #hvp(#(#args,)* #(#passed),*),
         };
-        for #index in 0..__N {
-            for __j in 0..#index {
-                let __mean = 0.5 * (#hessian[#index][__j] + #hessian[__j][#index]);
-                #hessian[#index][__j] = __mean;
-                #hessian[__j][#index] = __mean;
-            }
-        }
+        #symmetric
         (#result.0, #(#gradient_parts,)* #hessian)
     }
 }
@@ -625,6 +620,19 @@ fn hessian_matrix_body(function: &Function, hvp: &TokenStream) -> TokenStream {
 }
 
 /// Copies the `f64`s of `from` into the `f32`s of `to`, each to the nearest `f32`.
+/// `H` (nested arrays of `n` rows) averaged with its transpose: symmetric by construction.
+fn symmetrized(hessian: &Ident, n: &TokenStream) -> TokenStream {
+    quote! {
+        for __i in 0..#n {
+            for __j in 0..__i {
+                let __mean = 0.5 * (#hessian[__i][__j] + #hessian[__j][__i]);
+                #hessian[__i][__j] = __mean;
+                #hessian[__j][__i] = __mean;
+            }
+        }
+    }
+}
+
 fn narrowed(from: TokenStream, to: TokenStream) -> TokenStream {
     quote! {
         for (__to, __from) in ::core::iter::Iterator::zip(
