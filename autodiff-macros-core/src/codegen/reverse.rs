@@ -331,7 +331,10 @@ impl Generator<'_> {
                     if self.activity.var(var) {
                         self.adjoint_var(var)
                     } else {
-                        self.no_adjoint(&[])
+                        match &self.lanes {
+                            Some(lanes) => quote!(#lanes::ZERO),
+                            None => self.function.real.literal("0.0"),
+                        }
                     }
                 });
                 let seed = quote!((#(#seeds),*));
