@@ -39,10 +39,17 @@ use quote::{quote, ToTokens};
 /// sweep carries that many, so the sweep's memory grows with them.
 pub const MAX_LANES: usize = 16;
 
+/// The most nodes of a function whose `_hessian` runs in lanes: a longer one keeps one
+/// `_hvp` per number. Its sweep in lanes is one function body with every value and
+/// adjoint a local, and rustc's debug build of such a body for `deep` (200 `let`s, 1,200
+/// nodes) overflowed rustc's stack.
+pub const MAX_NODES: usize = 500;
+
 /// The number of differentiated numbers, when `_hessian` can run in one sweep over lanes
 /// (see the module's documentation).
 fn lane_count(function: &Function) -> Option<usize> {
     if function.real != Float::F64
+        || function.nodes.len() > MAX_NODES
         || !function.original.sig.generics.params.is_empty()
         || function.in_impl
     {
