@@ -140,9 +140,9 @@ pub fn hessian_body(function: &Function, activity: &Activity) -> Option<TokenStr
     if !straight_line(&tangent) {
         return None;
     }
-    // The sweep differentiates the parameters only: the gradient is the tangent output.
+    // The gradient is the adjoint of the tangents (any lane), as `_hvp`'s is, so that it
+    // has `_grad`'s bits.
     let params = function.params.len();
-    tangent.wrt.retain(|&i| i < params);
     hold_value(&mut tangent);
     let tangent_activity = crate::check::check(&tangent).ok()?;
     if !function
@@ -157,11 +157,10 @@ pub fn hessian_body(function: &Function, activity: &Activity) -> Option<TokenStr
 
     let index = Ident::new("__k", Span::mixed_site());
     let hessian = Ident::new("__hessian", Span::mixed_site());
-    let gradient = Ident::new("__gradient", Span::mixed_site());
     let value = Ident::new("__value", Span::mixed_site());
     // The tangents: lane `offset + flat index` of each differentiated number is one.
     let mut basis = TokenStream::new();
-    // The rows of `H`, from the parameters' adjoints; the gradient, from the tangent.
+    // The rows of `H`, from the parameters' adjoints; the gradient, from the tangents'.
     let mut rows = TokenStream::new();
     let mut partials = Vec::new();
     let mut offset = 0usize;
@@ -208,7 +207,13 @@ pub fn hessian_body(function: &Function, activity: &Activity) -> Option<TokenStr
             TokenStream::new()
         };
         rows.extend(nest(quote!(for #index in 0..#n { #read_row })));
-        let set_partial = nest(quote!(#partial_place = #gradient.0[#flat];));
+        let t_var = tangent.params[params + k].var;
+        let t_adjoint = place(&super::super::slot("adjoint_var", t_var));
+        let set_partial = if tangent_activity.var(t_var) {
+            nest(quote!(#partial_place = #t_adjoint.0[0] + 0.0;))
+        } else {
+            TokenStream::new()
+        };
         partials.push(quote!({
             #[allow(unused_mut)]
             let mut #partial = #zero;
@@ -230,7 +235,7 @@ pub fn hessian_body(function: &Function, activity: &Activity) -> Option<TokenStr
     Some(quote! {
         #basis
         #code
-        let (#value, #gradient) = #result;
+        let (#value, _) = #result;
         let mut #hessian = [[0.0f64; #n]; #n];
         #rows
         #symmetric
