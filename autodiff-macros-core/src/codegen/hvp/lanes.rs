@@ -67,17 +67,21 @@ fn lane_count(function: &Function) -> Option<usize> {
         if var.kind != VarKind::Real {
             return None;
         }
-        let mut n = 1usize;
-        for dim in &var.dims {
-            let literal = syn::parse2::<syn::LitInt>(dim.clone())
-                .ok()?
-                .base10_parse::<usize>()
-                .ok()?;
-            n = n.checked_mul(literal)?;
-        }
-        count = count.checked_add(n)?;
+        count = count.checked_add(literal_count(&var.dims)?)?;
     }
     (1..=MAX_LANES).contains(&count).then_some(count)
+}
+
+/// The number of elements of a parameter of dimensions `dims`, when each is an integer
+/// literal.
+fn literal_count(dims: &[TokenStream]) -> Option<usize> {
+    dims.iter().try_fold(1usize, |n, dim| {
+        let len = syn::parse2::<syn::LitInt>(dim.clone())
+            .ok()?
+            .base10_parse::<usize>()
+            .ok()?;
+        n.checked_mul(len)
+    })
 }
 
 /// Whether the tangent function's sweep keeps every adjoint in a local: no loops, no
@@ -193,20 +197,20 @@ pub fn hessian_body(function: &Function, activity: &Activity) -> Option<TokenStr
             )
         };
         let lanes_zero = super::super::filled(dims, quote!(#lanes::ZERO));
-        let mutability = (!dims.is_empty()).then(|| quote!(mut));
         let set_basis = nest(quote!(#t_place = #lanes::unit(#flat);));
         basis.extend(if dims.is_empty() {
             quote!(let #t = #lanes::unit(#offset);)
         } else {
-            quote!(let #mutability #t = #lanes_zero; #set_basis)
+            quote!(let mut #t = #lanes_zero; #set_basis)
         });
-        let active = tangent_activity.var(param.var);
-        let read_row = if active {
-            quote!(#hessian[#index][#flat] = #adjoint_place.0[#index];)
-        } else {
-            TokenStream::new()
-        };
-        rows.extend(nest(quote!(for #index in 0..#n { #read_row })));
+        // An inactive parameter's row stays zero.
+        if tangent_activity.var(param.var) {
+            rows.extend(nest(quote! {
+                for #index in 0..#n {
+                    #hessian[#index][#flat] = #adjoint_place.0[#index];
+                }
+            }));
+        }
         let t_var = tangent.params[params + k].var;
         let t_adjoint = place(&super::super::slot("adjoint_var", t_var));
         let set_partial = if tangent_activity.var(t_var) {
@@ -220,14 +224,7 @@ pub fn hessian_body(function: &Function, activity: &Activity) -> Option<TokenStr
             #set_partial
             #partial
         }));
-        let mut count = 1usize;
-        for dim in dims {
-            count *= syn::parse2::<syn::LitInt>(dim.clone())
-                .ok()?
-                .base10_parse::<usize>()
-                .ok()?;
-        }
-        offset += count;
+        offset += literal_count(dims)?;
     }
     let symmetric = super::symmetrized(&hessian, &quote!(#n));
     let code = &sweep.code;
