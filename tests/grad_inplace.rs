@@ -341,3 +341,32 @@ fn mut_parameters_beside_a_written_slice() {
     let (_, tangent) = scratch_and_mut_jvp(x, &mut s, k, 1.0, &[0.0, 0.0], 0.0);
     assert_close(tangent, dx, 1e-14, "jvp");
 }
+
+/// A slice outside `wrt`, written only with numbers that depend on no differentiated
+/// parameter, in forward mode (found by the random programs: the tangent of the slice,
+/// zeros of its length, was sized after the slice had moved into the result, and the
+/// generated `_jvp` did not compile).
+#[grad(wrt(x), jvp)]
+fn shuffled(xs: &mut [f64], n: usize, x: f64) -> f64 {
+    xs[0] += -xs[n % xs.len()];
+    x * x * xs[0] + xs[1]
+}
+
+#[test]
+fn a_slice_outside_wrt_written_with_constants_in_forward_mode() {
+    let (x, n) = (0.75, 3);
+    let mut xs = vec![0.5, 2.0, -1.0, 0.25];
+    let (value, tangent) = shuffled_jvp(&mut xs.clone(), n, x, 1.0);
+    let mut written = xs.clone();
+    assert_eq!(value.to_bits(), shuffled(&mut written, n, x).to_bits());
+    // xs₀ becomes 0.5 - 0.25: ∂/∂x = 2x·xs₀.
+    assert_close(tangent, 2.0 * x * 0.25, 1e-15, "jvp");
+    let (grad_value, dx) = shuffled_grad(&mut xs, n, x);
+    assert_eq!(grad_value.to_bits(), value.to_bits());
+    assert_eq!(xs, written); // written as the original writes
+    assert_close(dx, tangent, 1e-15, "grad");
+    let fd = (shuffled(&mut [0.5, 2.0, -1.0, 0.25], n, x + 1e-6)
+        - shuffled(&mut [0.5, 2.0, -1.0, 0.25], n, x - 1e-6))
+        / 2e-6;
+    assert_close(dx, fd, 1e-8, "central differences");
+}

@@ -170,11 +170,23 @@ pub type PullbackFn = fn(&Args) -> (f64, Vec<f64>);
 /// A program's `_hvp` adapter: the value, the gradient and `H·t`, flattened.
 pub type HvpFn = fn(&Args, &Args) -> (f64, Vec<f64>, Vec<f64>);
 
-/// What the `Tape` twin of a program computes at a point: the value, the partials
-/// (flattened, in the gradient's order), the distance to the nearest kink or branch
-/// boundary, the largest magnitude of a variable, and the Hessian–vector product along
-/// the direction it was given.
-pub type TapeRun = (f64, Vec<f64>, f64, f64, Option<Vec<f64>>);
+/// What the `Tape` twin of a program computes at a point.
+#[derive(Clone, Debug)]
+pub struct TapeRun {
+    /// The value.
+    pub value: f64,
+    /// The partials, flattened in the gradient's order.
+    pub partials: Vec<f64>,
+    /// The distance to the nearest kink or branch boundary ([`Ctx::margin`]).
+    pub margin: f64,
+    /// The largest magnitude of a variable ([`Ctx::largest`]).
+    pub largest: f64,
+    /// The value's rounding error, estimated from its gradient
+    /// ([`Var::rounding_error`]).
+    pub rounding: f64,
+    /// The Hessian–vector product along the direction it was given.
+    pub product: Option<Vec<f64>>,
+}
 
 /// The value of one parameter.
 #[derive(Clone, Debug, PartialEq)]

@@ -194,7 +194,8 @@ pub fn module(name: &str, program: &Program) -> String {
     s.push_str(
         "    let g = y.gradient();\n    let d = v.iter().map(|&x| g[x]).collect();\n    \
          let hv = direction.map(|dir| tape.hvp(y, &v, dir).1);\n    \
-         (y.value(), d, t.margin(), t.largest(), hv)\n}\n",
+         autodiff_difftest::TapeRun { value: y.value(), partials: d, margin: t.margin(), \
+         largest: t.largest(), rounding: y.rounding_error(), product: hv }\n}\n",
     );
     s.push_str("}\n");
     s

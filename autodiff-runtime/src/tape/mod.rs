@@ -475,6 +475,39 @@ impl<'t> Var<'t> {
         }
     }
 
+    /// A first-order estimate of the rounding error in `self`'s value, from its gradient
+    /// (Linnainmaa's use of the reverse mode): each operation it depends on rounds its
+    /// result by up to one unit in the last place, `ε |v|`, which reaches `self` multiplied
+    /// by the node's adjoint, so the error is about `ε Σ |v| |∂self/∂v|` over the nodes that
+    /// are not inputs. A large estimate against `self.value()` says that the computation
+    /// amplifies rounding: another order of the same sums, or another compiler, may give
+    /// a value that much away.
+    ///
+    /// ```
+    /// use autodiff_runtime::Tape;
+    ///
+    /// let tape = Tape::new();
+    /// let x = tape.var(1e8);
+    /// let benign = (x * 0.5).sqrt();
+    /// let cancelling = (x + 1.0) * (x + 1.0) - x * x; // 2e8 + 1, from terms of 1e16
+    /// assert!(benign.rounding_error() < 1e-11);
+    /// assert!(cancelling.rounding_error() > 1.0);
+    /// ```
+    #[must_use]
+    pub fn rounding_error(self) -> f64 {
+        let gradient = self.gradient();
+        let nodes = self.tape.nodes.borrow();
+        let rounded = nodes
+            .values
+            .iter()
+            .zip(&nodes.parents)
+            .zip(gradient.as_slice())
+            .filter(|((_, parents), _)| parents[0] != NONE)
+            .map(|((value, _), adjoint)| (value * adjoint).abs())
+            .sum::<f64>();
+        f64::EPSILON * rounded
+    }
+
     fn check_tape(self, tape: &Tape) {
         assert!(
             std::ptr::eq(self.tape, tape),

@@ -625,6 +625,7 @@ impl Tangent<'_> {
             }
             Stmt::Return { value, .. } => {
                 let primal = self.primal(*value);
+                let mut nodes = nodes;
                 let tangent = if self.active(*value) {
                     let tangent = self.tangent(*value);
                     if function.output.is_none() && function.outputs == 1 {
@@ -637,7 +638,12 @@ impl Tangent<'_> {
                     let var = &function.vars[output.var];
                     let zero = self.t_zero(&var.dims);
                     if var.slice {
-                        quote!(::autodiff::__private::vec![#zero; #primal.len()])
+                        // Sized before the vector moves into the result.
+                        let tangent = slot("tangent", *value);
+                        nodes.extend(quote!(
+                            let #tangent = ::autodiff::__private::vec![#zero; #primal.len()];
+                        ));
+                        quote!(#tangent)
                     } else {
                         zero
                     }
