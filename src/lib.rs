@@ -72,6 +72,29 @@ pub mod workspaces {
     }
 }
 
+/// The chunks and the fixed tree of `#[grad(parallel)]` (feature `rayon`), for
+/// data-parallel code of your own: gradients of chunks of the samples computed on threads
+/// or on the ranks of an MPI job, then added in an order that depends on the number of
+/// samples only, so that the result has the same bits on any number of workers (the
+/// guide's "Every core", and the crate's `mpi/` example).
+///
+/// ```
+/// use autodiff::parallel::{chunk, chunks, reduce};
+///
+/// let xs: Vec<f64> = (0..1_000).map(|i| (i as f64).sin()).collect();
+/// // Each chunk's part, computed anywhere (here, in place), then added in the fixed tree.
+/// let parts: Vec<f64> = (0..chunks(xs.len()))
+///     .map(|k| xs[chunk(k, xs.len())].iter().sum())
+///     .collect();
+/// let total = reduce(xs.len(), &|range| parts[range.start / autodiff::parallel::CHUNK], &|a, b| a + b);
+/// let on_one_thread = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+/// assert_eq!(on_one_thread.install(|| reduce(xs.len(), &|r| xs[r].iter().sum::<f64>(), &|a, b| a + b)), total);
+/// ```
+#[cfg(feature = "rayon")]
+pub mod parallel {
+    pub use autodiff_runtime::parallel::{chunk, chunks, reduce, CHUNK};
+}
+
 /// Everything a user of `#[grad]` and the engines needs: `use autodiff::prelude::*;`.
 ///
 /// It brings [`Real`] into scope too: in a `no_std` crate, where `f64` has no `tanh` of
