@@ -1346,3 +1346,120 @@ fn hessians_in_lanes_match_products_the_tape_and_differences() {
     assert_close(gy, value + 3.0, 1e-14, "∂/∂y");
     assert_eq!(h17[16][16], 6.0);
 }
+
+/// A parameter left out of `wrt(..)` that is assigned a differentiated value: its tangent
+/// is a local of lanes, and so is its adjoint in the sweep (found by the random programs:
+/// the adjoint was declared `f64`, and `_hessian` did not compile).
+#[grad(wrt(x, z), hvp, hessian)]
+fn lanes_reassigned(x: f64, z: f64, mut k: f64) -> f64 {
+    k /= z.tanh() + 2.0;
+    x * k * x + z * k
+}
+
+#[test]
+fn hessians_in_lanes_of_a_parameter_outside_wrt_assigned_a_number() {
+    for (x, z, k) in [(0.7, -0.4, 1.5), (-1.2, 0.9, -0.5)] {
+        let (value, dx, dz, h) = lanes_reassigned_hessian(x, z, k);
+        assert_eq!(value, lanes_reassigned(x, z, k));
+        let (_, gx, gz) = lanes_reassigned_grad(x, z, k);
+        assert_close(dx, gx, 1e-14, "∂/∂x");
+        assert_close(dz, gz, 1e-14, "∂/∂z");
+        let by_products = rows_by_products(
+            2,
+            |q, v| {
+                let (_, _, _, hx, hz) = lanes_reassigned_hvp(q[0], q[1], k, v[0], v[1]);
+                vec![hx, hz]
+            },
+            &[x, z],
+        );
+        assert_matrix(&rows(h), &by_products, 1e-13, "against _hvp");
+        // Closed forms, with q = k / (tanh z + 2): f = x²q + zq.
+        let q = k / (z.tanh() + 2.0);
+        assert_close(h[0][0], 2.0 * q, 1e-14, "∂²/∂x²");
+        assert_hessian!(
+            |p: &[f64; 2]| {
+                let (_, a, b) = lanes_reassigned_grad(p[0], p[1], k);
+                [a, b]
+            },
+            &h,
+            &[x, z]
+        );
+    }
+}
+
+/// The value of an `if` expression, and a `let` assigned later in a branch: their tangents
+/// start as lanes of zeros (found by the random programs: they were declared `f64`).
+#[grad(hvp, hessian)]
+#[allow(clippy::needless_late_init)] // the deferred `let` is what is tested
+fn lanes_if_values(x: f64, y: f64) -> f64 {
+    let picked = if x * y > 0.2 { x.sin() * y } else { y * y + x };
+    let later;
+    if picked > 0.0 {
+        later = picked * x;
+    } else {
+        later = picked.exp();
+    }
+    later * y + (if x > y { x } else { y }).powi(2)
+}
+
+#[test]
+fn hessians_in_lanes_of_if_values_and_deferred_lets() {
+    for (x, y) in [(0.8, 0.9), (0.3, -0.5), (-0.6, 0.4), (-1.1, -2.0)] {
+        let (value, dx, dy, h) = lanes_if_values_hessian(x, y);
+        assert_eq!(value, lanes_if_values(x, y));
+        let (_, gx, gy) = lanes_if_values_grad(x, y);
+        assert_close(dx, gx, 1e-14, "∂/∂x");
+        assert_close(dy, gy, 1e-14, "∂/∂y");
+        let by_products = rows_by_products(
+            2,
+            |q, v| {
+                let (_, _, _, hx, hy) = lanes_if_values_hvp(q[0], q[1], v[0], v[1]);
+                vec![hx, hy]
+            },
+            &[x, y],
+        );
+        assert_matrix(&rows(h), &by_products, 1e-13, "against _hvp");
+        assert_hessian!(
+            |p: &[f64; 2]| {
+                let (_, a, b) = lanes_if_values_grad(p[0], p[1]);
+                [a, b]
+            },
+            &h,
+            &[x, y]
+        );
+    }
+}
+
+/// A `mut` parameter that the body reassigns: its basis tangent is reassigned with it
+/// (found by the random programs: it was bound immutably).
+#[grad(hvp, hessian)]
+fn lanes_mut_param(mut x: f64, y: f64) -> f64 {
+    x += (x * y).sin();
+    x *= y;
+    x * x + y
+}
+
+#[test]
+fn hessians_in_lanes_of_a_reassigned_mut_parameter() {
+    for (x, y) in [(0.4, 1.3), (-0.9, 0.2)] {
+        let (value, _, _, h) = lanes_mut_param_hessian(x, y);
+        assert_eq!(value, lanes_mut_param(x, y));
+        let by_products = rows_by_products(
+            2,
+            |q, v| {
+                let (_, _, _, hx, hy) = lanes_mut_param_hvp(q[0], q[1], v[0], v[1]);
+                vec![hx, hy]
+            },
+            &[x, y],
+        );
+        assert_matrix(&rows(h), &by_products, 1e-13, "against _hvp");
+        assert_hessian!(
+            |p: &[f64; 2]| {
+                let (_, a, b) = lanes_mut_param_grad(p[0], p[1]);
+                [a, b]
+            },
+            &h,
+            &[x, y]
+        );
+    }
+}

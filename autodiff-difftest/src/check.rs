@@ -136,6 +136,8 @@ struct Tally {
     hvp_tape: usize,
     /// Points where the Jacobian of a vector function of the program was checked.
     jacobians: usize,
+    /// Points where `_hessian` was checked against `_hvp`.
+    hessians: usize,
     /// Points where `_vjp` was checked (each point checks `_grad_into`).
     pullbacks: usize,
     /// Programs with a `#[grad(reassociate)]` function checked at a point at least.
@@ -430,6 +432,13 @@ fn compare(case: &Case, args: &Args, tape: &TapeRun, tally: &mut Tally) -> (bool
                 }
             }
         }
+        if let Some(hessian) = case.hessian {
+            tally.hessians += 1;
+            let at = (value, largest);
+            check_hessian(
+                case, hessian, args, at, &partials, &direction, &product, &mut fail,
+            );
+        }
         // Not where a `stop_gradient` holds a value constant: the gradient's value still
         // moves with it, its derivative in the sweep does not.
         if !case.single && case.differences && product.len() == partials.len() {
@@ -551,6 +560,7 @@ pub fn check_batch(cases: &[Case], seed: u64) {
         total.fd_skipped += t.fd_skipped;
         total.hvp_checked += t.hvp_checked;
         total.jacobians += t.jacobians;
+        total.hessians += t.hessians;
         total.pullbacks += t.pullbacks;
         total.hvp_skipped += t.hvp_skipped;
         total.hvp_tape += t.hvp_tape;
@@ -567,7 +577,8 @@ pub fn check_batch(cases: &[Case], seed: u64) {
          {} programs with #[grad(reassociate)] checked, {} of them with a value differing \
          from the original's in its bits (by up to {:.1e} of the largest variable); \
          {} Hessian-vector products against the Tape's, {} against differences of the gradient ({} skipped \
-         where step sizes disagree); {} Jacobians of (y, y², sin(y/2)) against the gradient",
+         where step sizes disagree); {} Jacobians of (y, y², sin(y/2)) against the gradient; \
+         {} Hessians against the Hessian-vector products",
         cases.len(),
         cases.iter().filter(|case| case.generic).count(),
         cases.iter().filter(|case| case.single).count(),
@@ -585,7 +596,8 @@ pub fn check_batch(cases: &[Case], seed: u64) {
         total.hvp_tape,
         total.hvp_checked,
         total.hvp_skipped,
-        total.jacobians
+        total.jacobians,
+        total.hessians
     );
     if !total.unchecked.is_empty() {
         println!(
@@ -702,6 +714,66 @@ fn check_jvp(
         fail(format!(
             "the tangent of _jvp is {tangent:e}, the gradient's dot product {expected:e}"
         ));
+    }
+}
+
+/// `_hessian` (an `f64` program's): its value the original's (as `_hvp`'s), its gradient `_grad`'s (the
+/// same partials, rounded along other paths), `H` symmetric bit for bit, and `H·t`
+/// against `_hvp`'s product along `t` (the same second partials, added in another order).
+#[allow(clippy::too_many_arguments)]
+fn check_hessian(
+    case: &Case,
+    hessian: crate::HessianFn,
+    args: &Args,
+    (value, largest): (f64, f64),
+    partials: &[f64],
+    direction: &[f64],
+    product: &[f64],
+    fail: &mut impl FnMut(String),
+) {
+    let (hessian_value, gradient, rows) = hessian(args);
+    if !agree(case, hessian_value, value, largest) {
+        fail(format!(
+            "the value of _hessian is {hessian_value:e}, the original's {value:e}"
+        ));
+    }
+    let scale = partials
+        .iter()
+        .chain(&gradient)
+        .fold(1.0f64, |m, d| m.max(d.abs()));
+    for (i, (g, d)) in gradient.iter().zip(partials).enumerate() {
+        if !within(*g, *d, 1e-9 * scale) {
+            fail(format!("partial {i} of _hessian is {g:e}, _grad's {d:e}"));
+        }
+    }
+    let n = partials.len();
+    if rows.len() != n || rows.iter().any(|row| row.len() != n) {
+        fail(format!("_hessian is not {n} × {n}"));
+        return;
+    }
+    for (i, row) in rows.iter().enumerate() {
+        for (j, column) in rows.iter().enumerate().take(i) {
+            if !same(row[j], column[i]) {
+                fail(format!(
+                    "H[{i}][{j}] of _hessian is {:e}, H[{j}][{i}] {:e}",
+                    row[j], column[i]
+                ));
+            }
+        }
+    }
+    let along: Vec<f64> = rows
+        .iter()
+        .map(|row| row.iter().zip(direction).map(|(h, t)| h * t).sum())
+        .collect();
+    let scale = rows
+        .iter()
+        .flatten()
+        .chain(product)
+        .fold(1.0f64, |m, d| m.max(d.abs()));
+    for (i, (a, p)) in along.iter().zip(product).enumerate() {
+        if !within(*a, *p, 1e-9 * scale) {
+            fail(format!("(H·t)[{i}] of _hessian is {a:e}, _hvp's {p:e}"));
+        }
     }
 }
 

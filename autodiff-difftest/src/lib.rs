@@ -151,6 +151,9 @@ pub struct Case {
     /// the long ones): at the point of the first `Args` along the second, the value, the
     /// gradient and the Hessian–vector product, flattened.
     pub hvp: Option<HvpFn>,
+    /// The Hessian, `_hessian`, where the main function has it (see
+    /// `Program::hessian_applies`): the value, the gradient, flattened, and `H` by rows.
+    pub hessian: Option<HessianFn>,
     /// The same on a `Tape`; given a direction in the differentiated numbers (flattened,
     /// in the gradient's order), also the Hessian–vector product along it, by the tape's
     /// own second order ([`Tape::hvp`]).
@@ -160,6 +163,9 @@ pub struct Case {
     /// generics or tuple output): the three values, and the three rows, flattened.
     pub jacobian: Option<JacobianFn>,
 }
+
+/// A program's `_hessian` adapter: the value, the gradient and the Hessian's rows.
+pub type HessianFn = fn(&Args) -> (f64, Vec<f64>, Vec<Vec<f64>>);
 
 /// A program's `_jacobian` adapter: the output's three values and the Jacobian's rows.
 pub type JacobianFn = fn(&Args) -> (Vec<f64>, Vec<Vec<f64>>);

@@ -656,6 +656,9 @@ pub struct Function {
     /// `#[grad(hvp)]` too: the program's main function and its helpers, when the program
     /// has no methods, struct or tuple output (see [`Program::second_order_applies`]).
     pub second_order: bool,
+    /// `#[grad(hessian)]` too: the program's main function, when
+    /// [`Program::hessian_applies`].
+    pub hessian: bool,
 }
 
 impl Function {
@@ -978,6 +981,31 @@ impl Program {
         // Calls of helpers and methods, of numbers or passing arrays, slices and structs
         // whole, returning one number or a tuple, with or without `wrt(..)`, are followed.
         !self.long && self.main.outputs.is_empty()
+    }
+
+    /// Whether its main function also gets `#[grad(hessian)]`, whose Hessian is checked
+    /// against `_hvp`'s products at every point: a program with second order, in `f64`
+    /// and not generic, whose main function is not a method and differentiates numbers
+    /// and arrays of fixed sizes only, 1 to 16 numbers in all. Those of straight-line
+    /// code get `_hessian` in one sweep over lanes; the others one `_hvp` per number.
+    pub fn hessian_applies(&self) -> bool {
+        if !self.second_order_applies() || self.single || self.generic || self.main.method {
+            return false;
+        }
+        let mut numbers = 0;
+        for &i in &self.main.partials() {
+            numbers += match &self.main.params[i].kind {
+                ParamKind::Real(Shape::Scalar, _) => 1,
+                ParamKind::Real(Shape::Array(len), _) if !matches!(len, Len::Generic(_)) => {
+                    len.value()
+                }
+                ParamKind::Real(Shape::Nested(len, k), _) if !matches!(len, Len::Generic(_)) => {
+                    len.value() * k
+                }
+                _ => return false,
+            };
+        }
+        (1..=16).contains(&numbers)
     }
 
     /// Whether its main function has a pullback `_vjp`: it takes more than numbers (an

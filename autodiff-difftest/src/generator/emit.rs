@@ -53,6 +53,7 @@ pub fn module(name: &str, program: &Program) -> String {
         }
         let mut main = program.main.clone();
         main.second_order = second_order;
+        main.hessian = program.hessian_applies();
         s.push_str(&render_function(
             &main,
             target,
@@ -165,6 +166,23 @@ pub fn module(name: &str, program: &Program) -> String {
             let _ = writeln!(s, "    r.{}.flat_out(&mut h);", i + 1 + k);
         }
         let _ = writeln!(s, "    (r.0{widen}, g, h)\n}}");
+    }
+    // The Hessian, where the main function has it: the value, the gradient and `H` by rows.
+    if program.hessian_applies() {
+        let _ = writeln!(
+            s,
+            "pub fn hessian(a: &Args) -> (f64, Vec<f64>, Vec<Vec<f64>>) {{\n    let r = {}_hessian({args});\n    let mut g = Vec::new();",
+            main.name
+        );
+        let k = partials.len();
+        for i in 0..k {
+            let _ = writeln!(s, "    r.{}.flat_out(&mut g);", i + 1);
+        }
+        let _ = writeln!(
+            s,
+            "    (r.0, g, r.{}.iter().map(|row| row.to_vec()).collect())\n}}",
+            k + 1
+        );
     }
     s.push_str(
         "pub fn tape(a: &Args, direction: Option<&[f64]>) -> autodiff_difftest::TapeRun {\n",
@@ -453,7 +471,7 @@ pub fn case(name: &str, program: &Program, source: &str) -> String {
         .map(|i| i.to_string())
         .collect();
     format!(
-        "Case {{ name: {name:?}, params: &[{}], partials: &[{}], slice_min: {}, differences: {}, single: {}, generic: {}, reassociate: {}, powi: {}, original: {name}::original, gradient: {name}::gradient, vjp: {}, grad_into: {name}::grad_into, jvp: {name}::jvp, hvp: {}, tape: {name}::tape, jacobian: {} }},\n",
+        "Case {{ name: {name:?}, params: &[{}], partials: &[{}], slice_min: {}, differences: {}, single: {}, generic: {}, reassociate: {}, powi: {}, original: {name}::original, gradient: {name}::gradient, vjp: {}, grad_into: {name}::grad_into, jvp: {name}::jvp, hvp: {}, hessian: {}, tape: {name}::tape, jacobian: {} }},\n",
         params.join(", "),
         partials.join(", "),
         program.slice_min,
@@ -469,6 +487,11 @@ pub fn case(name: &str, program: &Program, source: &str) -> String {
         },
         if program.second_order_applies() {
             format!("Some({name}::hvp)")
+        } else {
+            "None".to_string()
+        },
+        if program.hessian_applies() {
+            format!("Some({name}::hessian)")
         } else {
             "None".to_string()
         },

@@ -965,6 +965,9 @@ impl Writer {
             if f.second_order {
                 args.push("hvp".into());
             }
+            if f.hessian {
+                args.push("hessian".into());
+            }
             if args.is_empty() {
                 self.line("#[grad]");
             } else {

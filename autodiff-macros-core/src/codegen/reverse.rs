@@ -555,8 +555,13 @@ impl Generator<'_> {
                 let target = self.place(place, self.adjoint_var(place.var));
                 let rebinds = place.indices.is_empty() && self.rebinds(place.var);
                 let first = rebinds && self.undeclared.remove(&place.var);
-                // `-0.0 + t` is `t` and `-0.0 - t` is `-t`, bit for bit.
+                // `-0.0 + t` is `t` and `-0.0 - t` is `-t`, bit for bit. (The adjoint is
+                // of the sweep's type: lanes in `_hessian`'s sweep over lanes.)
                 let real = self.function.real;
+                let real = match &self.lanes {
+                    Some(lanes) => lanes.clone(),
+                    None => quote!(#real),
+                };
                 let grouped = if lone_token(&term) {
                     term.clone()
                 } else {

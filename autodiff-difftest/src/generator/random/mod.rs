@@ -1064,6 +1064,7 @@ fn random_function(g: &mut Gen, name: &str, role: Role) -> Function {
         method: role.method,
         reassociate: false,
         second_order: false,
+        hessian: false,
     }
 }
 

@@ -199,7 +199,8 @@ pub fn hessian_body(function: &Function, activity: &Activity) -> Option<TokenStr
         let lanes_zero = super::super::filled(dims, quote!(#lanes::ZERO));
         let set_basis = nest(quote!(#t_place = #lanes::unit(#flat);));
         basis.extend(if dims.is_empty() {
-            quote!(let #t = #lanes::unit(#offset);)
+            // `mut`: a `mut` parameter's tangent is assigned where the parameter is.
+            quote!(#[allow(unused_mut)] let mut #t = #lanes::unit(#offset);)
         } else {
             quote!(let mut #t = #lanes_zero; #set_basis)
         });

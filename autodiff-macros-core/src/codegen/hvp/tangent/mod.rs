@@ -505,11 +505,26 @@ impl Transform<'_> {
                 var, value: None, ..
             } if self.tangent_vars.contains_key(var) => {
                 out.push(stmt.clone());
-                out.push(Stmt::Let {
-                    var: self.tangent_vars[var],
-                    value: None,
-                    nodes: Vec::new(),
-                });
+                let tangent_var = self.tangent_vars[var];
+                if self.lanes.is_some() {
+                    // A deferred `let` is declared with a zero of the function's float
+                    // type; lanes start at their own zero, assigned later.
+                    let mut nodes = Vec::new();
+                    let span = Span::call_site();
+                    let zero = self.zero(*var, &[], &mut nodes, span);
+                    self.vars[tangent_var].mutable = true;
+                    out.push(Stmt::Let {
+                        var: tangent_var,
+                        value: Some(zero),
+                        nodes,
+                    });
+                } else {
+                    out.push(Stmt::Let {
+                        var: tangent_var,
+                        value: None,
+                        nodes: Vec::new(),
+                    });
+                }
             }
             Stmt::Assign {
                 place,
