@@ -408,16 +408,8 @@ fn compare(case: &Case, args: &Args, tape: &TapeRun, tally: &mut Tally) -> (bool
         // Its gradient against `_grad`'s: the same partials, rounded along other paths (in
         // `f32`, where a program's gradient can lose 4 digits to cancellation, to the
         // tolerance of an `f32` value).
-        let scale = partials
-            .iter()
-            .chain(&gradient)
-            .fold(1.0f64, |m, d| m.max(d.abs()));
         let relative = if case.single { VALUE_F32 } else { 1e-9 };
-        for (i, (g, d)) in gradient.iter().zip(&partials).enumerate() {
-            if !within(*g, *d, relative * scale) {
-                fail(format!("partial {i} of _hvp is {g:e}, _grad's {d:e}"));
-            }
-        }
+        same_partials("_hvp", &gradient, &partials, relative, &mut fail);
         // Against the tape's own second order (forward over reverse on the recorded
         // nodes, with the second partials of `rules::second`), in `f64`.
         if let (false, Some(tape_product)) = (case.single, &tape.product) {
@@ -717,6 +709,25 @@ fn check_jvp(
     }
 }
 
+/// A mode's gradient against `_grad`'s partials, to `relative` of the largest of them.
+fn same_partials(
+    mode: &str,
+    gradient: &[f64],
+    partials: &[f64],
+    relative: f64,
+    fail: &mut impl FnMut(String),
+) {
+    let scale = partials
+        .iter()
+        .chain(gradient)
+        .fold(1.0f64, |m, d| m.max(d.abs()));
+    for (i, (g, d)) in gradient.iter().zip(partials).enumerate() {
+        if !within(*g, *d, relative * scale) {
+            fail(format!("partial {i} of {mode} is {g:e}, _grad's {d:e}"));
+        }
+    }
+}
+
 /// `_hessian` (an `f64` program's): its value the original's (as `_hvp`'s), its gradient `_grad`'s (the
 /// same partials, rounded along other paths), `H` symmetric bit for bit, and `H·t`
 /// against `_hvp`'s product along `t` (the same second partials, added in another order).
@@ -737,15 +748,7 @@ fn check_hessian(
             "the value of _hessian is {hessian_value:e}, the original's {value:e}"
         ));
     }
-    let scale = partials
-        .iter()
-        .chain(&gradient)
-        .fold(1.0f64, |m, d| m.max(d.abs()));
-    for (i, (g, d)) in gradient.iter().zip(partials).enumerate() {
-        if !within(*g, *d, 1e-9 * scale) {
-            fail(format!("partial {i} of _hessian is {g:e}, _grad's {d:e}"));
-        }
-    }
+    same_partials("_hessian", &gradient, partials, 1e-9, fail);
     let n = partials.len();
     if rows.len() != n || rows.iter().any(|row| row.len() != n) {
         fail(format!("_hessian is not {n} × {n}"));
