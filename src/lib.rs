@@ -79,16 +79,19 @@ pub mod workspaces {
 /// guide's "Every core", and the crate's `mpi/` example).
 ///
 /// ```
-/// use autodiff::parallel::{chunk, chunks, reduce};
+/// use autodiff::parallel::{chunk, chunks, reduce, CHUNK};
 ///
 /// let xs: Vec<f64> = (0..1_000).map(|i| (i as f64).sin()).collect();
 /// // Each chunk's part, computed anywhere (here, in place), then added in the fixed tree.
 /// let parts: Vec<f64> = (0..chunks(xs.len()))
 ///     .map(|k| xs[chunk(k, xs.len())].iter().sum())
 ///     .collect();
-/// let total = reduce(xs.len(), &|range| parts[range.start / autodiff::parallel::CHUNK], &|a, b| a + b);
-/// let on_one_thread = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
-/// assert_eq!(on_one_thread.install(|| reduce(xs.len(), &|r| xs[r].iter().sum::<f64>(), &|a, b| a + b)), total);
+/// let add = |a: f64, b: f64| a + b;
+/// let total = reduce(xs.len(), &|range| parts[range.start / CHUNK], &add);
+/// // The same bits from the chunks summed on a pool of one thread.
+/// let one_thread = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+/// let on_one = one_thread.install(|| reduce(xs.len(), &|r| xs[r].iter().sum::<f64>(), &add));
+/// assert_eq!(on_one.to_bits(), total.to_bits());
 /// ```
 #[cfg(feature = "rayon")]
 pub mod parallel {

@@ -506,25 +506,18 @@ impl Transform<'_> {
             } if self.tangent_vars.contains_key(var) => {
                 out.push(stmt.clone());
                 let tangent_var = self.tangent_vars[var];
-                if self.lanes.is_some() {
-                    // A deferred `let` is declared with a zero of the function's float
-                    // type; lanes start at their own zero, assigned later.
-                    let mut nodes = Vec::new();
-                    let span = Span::call_site();
-                    let zero = self.zero(*var, &[], &mut nodes, span);
+                // A deferred `let` is declared with a zero of the function's float type;
+                // lanes start at their own zero, assigned later.
+                let mut nodes = Vec::new();
+                let value = self.lanes.is_some().then(|| {
                     self.vars[tangent_var].mutable = true;
-                    out.push(Stmt::Let {
-                        var: tangent_var,
-                        value: Some(zero),
-                        nodes,
-                    });
-                } else {
-                    out.push(Stmt::Let {
-                        var: tangent_var,
-                        value: None,
-                        nodes: Vec::new(),
-                    });
-                }
+                    self.zero(*var, &[], &mut nodes, Span::call_site())
+                });
+                out.push(Stmt::Let {
+                    var: tangent_var,
+                    value,
+                    nodes,
+                });
             }
             Stmt::Assign {
                 place,
