@@ -1347,6 +1347,25 @@ fn hessians_in_lanes_match_products_the_tape_and_differences() {
     assert_eq!(h17[16][16], 6.0);
 }
 
+/// A function of two numbers in lanes: `_hessian`'s value the original's, its gradient
+/// `_grad`'s, and `H` against `_hvp` along the basis vectors (the other path) and against
+/// differences of the gradient.
+fn check_two_in_lanes(
+    at: [f64; 2],
+    (value, dx, dy, h): (f64, f64, f64, [[f64; 2]; 2]),
+    original: f64,
+    grad: impl Fn([f64; 2]) -> [f64; 2],
+    hvp: impl Fn([f64; 2], [f64; 2]) -> [f64; 2],
+) {
+    assert_eq!(value, original);
+    let g = grad(at);
+    assert_close(dx, g[0], 1e-14, "first partial");
+    assert_close(dy, g[1], 1e-14, "second partial");
+    let by_products = rows_by_products(2, |q, v| hvp([q[0], q[1]], [v[0], v[1]]).to_vec(), &at);
+    assert_matrix(&rows(h), &by_products, 1e-13, "against _hvp");
+    assert_hessian!(|p: &[f64; 2]| grad(*p), &h, &at);
+}
+
 /// A parameter left out of `wrt(..)` that is assigned a differentiated value: its tangent
 /// is a local of lanes, and so is its adjoint in the sweep (found by the random programs:
 /// the adjoint was declared `f64`, and `_hessian` did not compile).
@@ -1359,31 +1378,23 @@ fn lanes_reassigned(x: f64, z: f64, mut k: f64) -> f64 {
 #[test]
 fn hessians_in_lanes_of_a_parameter_outside_wrt_assigned_a_number() {
     for (x, z, k) in [(0.7, -0.4, 1.5), (-1.2, 0.9, -0.5)] {
-        let (value, dx, dz, h) = lanes_reassigned_hessian(x, z, k);
-        assert_eq!(value, lanes_reassigned(x, z, k));
-        let (_, gx, gz) = lanes_reassigned_grad(x, z, k);
-        assert_close(dx, gx, 1e-14, "∂/∂x");
-        assert_close(dz, gz, 1e-14, "∂/∂z");
-        let by_products = rows_by_products(
-            2,
-            |q, v| {
-                let (_, _, _, hx, hz) = lanes_reassigned_hvp(q[0], q[1], k, v[0], v[1]);
-                vec![hx, hz]
-            },
-            &[x, z],
-        );
-        assert_matrix(&rows(h), &by_products, 1e-13, "against _hvp");
-        // Closed forms, with q = k / (tanh z + 2): f = x²q + zq.
-        let q = k / (z.tanh() + 2.0);
-        assert_close(h[0][0], 2.0 * q, 1e-14, "∂²/∂x²");
-        assert_hessian!(
-            |p: &[f64; 2]| {
+        let hessian = lanes_reassigned_hessian(x, z, k);
+        check_two_in_lanes(
+            [x, z],
+            hessian,
+            lanes_reassigned(x, z, k),
+            |p| {
                 let (_, a, b) = lanes_reassigned_grad(p[0], p[1], k);
                 [a, b]
             },
-            &h,
-            &[x, z]
+            |p, v| {
+                let (_, _, _, a, b) = lanes_reassigned_hvp(p[0], p[1], k, v[0], v[1]);
+                [a, b]
+            },
         );
+        // Closed forms, with q = k / (tanh z + 2): f = x²q + zq.
+        let q = k / (z.tanh() + 2.0);
+        assert_close(hessian.3[0][0], 2.0 * q, 1e-14, "∂²/∂x²");
     }
 }
 
@@ -1405,27 +1416,18 @@ fn lanes_if_values(x: f64, y: f64) -> f64 {
 #[test]
 fn hessians_in_lanes_of_if_values_and_deferred_lets() {
     for (x, y) in [(0.8, 0.9), (0.3, -0.5), (-0.6, 0.4), (-1.1, -2.0)] {
-        let (value, dx, dy, h) = lanes_if_values_hessian(x, y);
-        assert_eq!(value, lanes_if_values(x, y));
-        let (_, gx, gy) = lanes_if_values_grad(x, y);
-        assert_close(dx, gx, 1e-14, "∂/∂x");
-        assert_close(dy, gy, 1e-14, "∂/∂y");
-        let by_products = rows_by_products(
-            2,
-            |q, v| {
-                let (_, _, _, hx, hy) = lanes_if_values_hvp(q[0], q[1], v[0], v[1]);
-                vec![hx, hy]
-            },
-            &[x, y],
-        );
-        assert_matrix(&rows(h), &by_products, 1e-13, "against _hvp");
-        assert_hessian!(
-            |p: &[f64; 2]| {
+        check_two_in_lanes(
+            [x, y],
+            lanes_if_values_hessian(x, y),
+            lanes_if_values(x, y),
+            |p| {
                 let (_, a, b) = lanes_if_values_grad(p[0], p[1]);
                 [a, b]
             },
-            &h,
-            &[x, y]
+            |p, v| {
+                let (_, _, _, a, b) = lanes_if_values_hvp(p[0], p[1], v[0], v[1]);
+                [a, b]
+            },
         );
     }
 }
@@ -1442,24 +1444,18 @@ fn lanes_mut_param(mut x: f64, y: f64) -> f64 {
 #[test]
 fn hessians_in_lanes_of_a_reassigned_mut_parameter() {
     for (x, y) in [(0.4, 1.3), (-0.9, 0.2)] {
-        let (value, _, _, h) = lanes_mut_param_hessian(x, y);
-        assert_eq!(value, lanes_mut_param(x, y));
-        let by_products = rows_by_products(
-            2,
-            |q, v| {
-                let (_, _, _, hx, hy) = lanes_mut_param_hvp(q[0], q[1], v[0], v[1]);
-                vec![hx, hy]
-            },
-            &[x, y],
-        );
-        assert_matrix(&rows(h), &by_products, 1e-13, "against _hvp");
-        assert_hessian!(
-            |p: &[f64; 2]| {
+        check_two_in_lanes(
+            [x, y],
+            lanes_mut_param_hessian(x, y),
+            lanes_mut_param(x, y),
+            |p| {
                 let (_, a, b) = lanes_mut_param_grad(p[0], p[1]);
                 [a, b]
             },
-            &h,
-            &[x, y]
+            |p, v| {
+                let (_, _, _, a, b) = lanes_mut_param_hvp(p[0], p[1], v[0], v[1]);
+                [a, b]
+            },
         );
     }
 }

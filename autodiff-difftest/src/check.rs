@@ -111,9 +111,14 @@ const VALUE_REROUNDED: f64 = 1e-12;
 /// order, so they are within twice it of each other.
 const REROUNDINGS: f64 = 4.0;
 
-/// How far a value computed with its sums in another order may be from the original's.
-fn rerounded(tape: &TapeRun) -> f64 {
-    (VALUE_REROUNDED * tape.largest.max(1.0)).max(REROUNDINGS * tape.rounding)
+/// How far a value computed with its sums in another order may be from the original's
+/// (in `f32`, the tolerance of its twin).
+fn rerounded(case: &Case, tape: &TapeRun) -> f64 {
+    if case.single {
+        VALUE_F32 * tape.largest.max(1.0)
+    } else {
+        (VALUE_REROUNDED * tape.largest.max(1.0)).max(REROUNDINGS * tape.rounding)
+    }
 }
 
 /// How one program went.
@@ -337,12 +342,7 @@ fn compare(case: &Case, args: &Args, tape: &TapeRun, tally: &mut Tally) -> (bool
             .push(format!("{}: {what}\n  at {args:?}", case.name));
     };
     if case.reassociate {
-        let tolerance = if case.single {
-            VALUE_F32 * largest.max(1.0)
-        } else {
-            rerounded(tape)
-        };
-        if !within(grad_value, value, tolerance) {
+        if !within(grad_value, value, rerounded(case, tape)) {
             fail(format!(
                 "the value of _grad (reassociated) is {grad_value:e}, the original's {value:e}"
             ));
@@ -426,9 +426,8 @@ fn compare(case: &Case, args: &Args, tape: &TapeRun, tally: &mut Tally) -> (bool
         }
         if let Some(hessian) = case.hessian {
             tally.hessians += 1;
-            let at = (value, largest);
             check_hessian(
-                case, hessian, args, at, &partials, &direction, &product, &mut fail,
+                case, hessian, args, value, largest, &partials, &direction, &product, &mut fail,
             );
         }
         // Not where a `stop_gradient` holds a value constant: the gradient's value still
@@ -728,15 +727,17 @@ fn same_partials(
     }
 }
 
-/// `_hessian` (an `f64` program's): its value the original's (as `_hvp`'s), its gradient `_grad`'s (the
-/// same partials, rounded along other paths), `H` symmetric bit for bit, and `H·t`
-/// against `_hvp`'s product along `t` (the same second partials, added in another order).
+/// `_hessian` (an `f64` program's): its value the original's (as `_hvp`'s, `agree` with
+/// the largest variable `largest`), its gradient `_grad`'s (the same partials, rounded
+/// along other paths), `H` symmetric bit for bit, and `H·t` against `_hvp`'s product along
+/// `t` (the same second partials, added in another order).
 #[allow(clippy::too_many_arguments)]
 fn check_hessian(
     case: &Case,
     hessian: crate::HessianFn,
     args: &Args,
-    (value, largest): (f64, f64),
+    value: f64,
+    largest: f64,
     partials: &[f64],
     direction: &[f64],
     product: &[f64],
@@ -796,12 +797,7 @@ fn check_jacobian(
     let (values, rows) = jacobian(args);
     // Reverse sweeps take the value from the pullback, whose sums may run in lanes.
     // (In `f32` its sums in another order differ by more than rounding in the last bit.)
-    let off = if case.single {
-        VALUE_F32 * largest.max(1.0)
-    } else {
-        rerounded(tape)
-    };
-    let reassociated = case.reassociate && within(values[0], value, off);
+    let reassociated = case.reassociate && within(values[0], value, rerounded(case, tape));
     if values.len() != 3 || !(agree(case, values[0], value, largest) || reassociated) {
         fail(format!(
             "the value of _jacobian is {values:?}, the original's {value:e}"

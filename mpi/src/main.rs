@@ -81,11 +81,12 @@ fn main() {
 
     let mut p = init(7);
     let mut gathered = vec![0.0; total * BUFFER];
+    let mut local = Vec::with_capacity(mine.len() * BUFFER);
     let mut first_loss = None;
     let mut loss = 0.0;
     for _ in 0..STEPS {
         // This rank's chunks: each chunk's loss and gradient, scaled by its share.
-        let mut local = Vec::with_capacity(mine.len() * BUFFER);
+        local.clear();
         for k in mine.clone() {
             let range = chunk(k, samples);
             let share = range.len() as f64 / samples as f64;

@@ -619,7 +619,6 @@ fn hessian_matrix_body(function: &Function, hvp: &TokenStream) -> TokenStream {
     }
 }
 
-/// Copies the `f64`s of `from` into the `f32`s of `to`, each to the nearest `f32`.
 /// `H` (nested arrays of `n` rows) averaged with its transpose: symmetric by construction.
 fn symmetrized(hessian: &Ident, n: &TokenStream) -> TokenStream {
     quote! {
@@ -633,6 +632,7 @@ fn symmetrized(hessian: &Ident, n: &TokenStream) -> TokenStream {
     }
 }
 
+/// Copies the `f64`s of `from` into the `f32`s of `to`, each to the nearest `f32`.
 fn narrowed(from: TokenStream, to: TokenStream) -> TokenStream {
     quote! {
         for (__to, __from) in ::core::iter::Iterator::zip(
