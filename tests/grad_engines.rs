@@ -311,6 +311,7 @@ unary_ops! {
     round => "round": |x| x.round(), value: same, in [(0.05, 0.45), (1.55, 1.95), (-1.45, -0.55)];
     trunc => "trunc": |x| x.trunc(), value: same, in [(0.05, 0.95), (-2.95, -2.05)];
     signum => "signum": |x| x.signum(), value: same, in [(0.1, 3.0), (-3.0, -0.1)];
+    fract => "fract": |x| x.fract(), value: same, in [(0.05, 0.95), (2.05, 2.95), (-2.95, -2.05)];
     // Operators with a constant on either side: the generated code passes or negates the
     // adjoint (add, sub, neg) or uses the other operand (mul); Tape calls the rule.
     add_const => "add": |x| 2.0 + x + 1.5, value: same, in [(-3.0, 3.0)];
@@ -426,6 +427,12 @@ binary_ops! {
     max => "max": |x, y| x.max(y), value: (|a, b| a.max(b)), in [((-3.0, -0.1), (0.1, 3.0)), ((0.1, 3.0), (-3.0, -0.1))];
     min => "min": |x, y| x.min(y), value: (|a, b| a.min(b)), in [((-3.0, -0.1), (0.1, 3.0)), ((0.1, 3.0), (-3.0, -0.1))];
     hypot => "hypot": |x, y| x.hypot(y), value: (|a, b| a.hypot(b)), in [((-3.0, 3.0), (0.2, 3.0)), ((-3.0, 3.0), (-3.0, -0.2))];
+    // Away from the jumps, where x/m is an integer: the quotients here are 2 and -2 (and
+    // -3 for the Euclidean one of a negative x), 0 in the last region.
+    rem => "rem": |x, m| x % m, value: same, in [((2.1, 2.9), (1.0, 1.04)), ((-2.9, -2.1), (1.0, 1.04)), ((2.1, 2.9), (-1.04, -1.0)), ((0.1, 0.9), (1.0, 3.0))];
+    rem_euclid => "rem_euclid": |x, m| x.rem_euclid(m), value: (|a, b| a.rem_euclid(b)), in [((2.1, 2.9), (1.0, 1.04)), ((-2.9, -2.1), (1.0, 1.04)), ((2.1, 2.9), (-1.04, -1.0)), ((-2.9, -2.1), (-1.04, -1.0))];
+    div_euclid => "div_euclid": |x, m| x.div_euclid(m), value: (|a, b| a.div_euclid(b)), in [((2.1, 2.9), (1.0, 1.04)), ((-2.9, -2.1), (-1.04, -1.0))];
+    copysign => "copysign": |x, s| x.copysign(s), value: (|a, b| a.copysign(b)), in [((0.1, 3.0), (0.1, 3.0)), ((0.1, 3.0), (-3.0, -0.1)), ((-3.0, -0.1), (0.1, 3.0)), ((-3.0, -0.1), (-3.0, -0.1))];
 }
 
 // The two ternary operations, written out.

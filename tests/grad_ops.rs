@@ -77,6 +77,7 @@ unary_cases! {
     round: |x| x.round() * x, d = |x| x.round(), at [1.3, -0.7];
     trunc: |x| x.trunc() * x, d = |x| x.trunc(), at [1.3, -0.7];
     signum: |x| x.signum() * x, d = |x| x.signum(), at [1.3, -0.7];
+    fract: |x| x.fract() * x, d = |x| 2.0 * x - x.trunc(), at [1.3, -0.7, 5.25];
     path_form: |x| f64::tanh(x) + F64Ext::relu(x), d = |x| 1.0 / (x.cosh() * x.cosh()) + 1.0, at [0.4];
 }
 
@@ -130,6 +131,26 @@ fn mul_add(x: f64, a: f64, b: f64) -> f64 {
 fn clamp(x: f64, lo: f64, hi: f64) -> f64 {
     x.clamp(lo, hi)
 }
+#[grad]
+fn rem(x: f64, m: f64) -> f64 {
+    x % m
+}
+
+#[grad]
+fn rem_euclid(x: f64, m: f64) -> f64 {
+    x.rem_euclid(m)
+}
+
+#[grad]
+fn div_euclid(x: f64, m: f64) -> f64 {
+    x.div_euclid(m) * x
+}
+
+#[grad]
+fn copysign(x: f64, s: f64) -> f64 {
+    x.copysign(s) * s
+}
+
 #[grad]
 fn path_form_binary(x: f64, y: f64) -> f64 {
     f64::powf(x, y) + f64::max(x, y) + f64::atan2(x, y)
@@ -228,6 +249,44 @@ fn binary_operations_match_closed_form_and_finite_differences() {
         |x, y| (x / x.hypot(y), y / x.hypot(y)),
         &pts,
     );
+    // The remainders are `x - q·m` with the quotient `q` constant between the jumps:
+    // truncated for `%` (of x's sign), floored for `rem_euclid` (of the sign that keeps the
+    // remainder non-negative). Points away from the jumps, of every sign.
+    let remainders = [
+        (7.3, 2.0),
+        (-7.3, 2.0),
+        (7.3, -2.0),
+        (-7.3, -2.0),
+        (0.4, 3.0),
+    ];
+    check2(
+        "rem",
+        rem,
+        rem_grad,
+        |x, m| (1.0, -(x / m).trunc()),
+        &remainders,
+    );
+    check2(
+        "rem_euclid",
+        rem_euclid,
+        rem_euclid_grad,
+        |x, m| (1.0, -x.div_euclid(m)),
+        &remainders,
+    );
+    check2(
+        "div_euclid",
+        div_euclid,
+        div_euclid_grad,
+        |x, m| (x.div_euclid(m), 0.0),
+        &remainders,
+    );
+    check2(
+        "copysign",
+        copysign,
+        copysign_grad,
+        |x, s| (x.signum() * s.signum() * s, x.abs().copysign(s)),
+        &[(1.5, 0.5), (-2.0, 3.0), (0.7, -1.1), (-0.7, -1.1)],
+    );
     check2(
         "path form",
         path_form_binary,
@@ -280,4 +339,73 @@ fn ieee_semantics_are_kept() {
     let (value, dx, dy) = mul_grad(f64::NAN, 2.0);
     assert!(value.is_nan() && dy.is_nan());
     assert_eq!(dx, 2.0);
+}
+
+/// The difference of two angles wrapped into `[-π, π)`, squared: what a controller or a
+/// pose estimator minimises. Forward mode and second order through `rem_euclid`.
+#[grad(jvp, hvp, hessian)]
+fn angle_error(a: f64, b: f64) -> f64 {
+    let d = (a - b + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU) - std::f64::consts::PI;
+    d * d
+}
+
+/// The phase of `t` in a cycle of length `period`, through `%=`.
+#[grad(jvp, hvp)]
+fn phase(t: f64, period: f64) -> f64 {
+    let mut p = t;
+    p %= period;
+    (p / period * std::f64::consts::TAU).sin()
+}
+
+#[test]
+fn remainders_in_every_mode() {
+    use std::f64::consts::{PI, TAU};
+    // Wrapped once up, once down, and not at all.
+    for (a, b) in [(3.0, -3.0), (-3.0, 3.0), (0.5, 0.2), (7.0, 0.1)] {
+        let d = (a - b + PI).rem_euclid(TAU) - PI;
+        assert!((-PI..PI).contains(&d));
+        let (value, da, db) = angle_error_grad(a, b);
+        assert_eq!(value.to_bits(), angle_error(a, b).to_bits());
+        assert_close(da, 2.0 * d, 1e-12, "∂/∂a");
+        assert_close(db, -2.0 * d, 1e-12, "∂/∂b");
+        let wrap = |p: &[f64]| angle_error(p[0], p[1]);
+        assert_close(da, central_difference(wrap, &[a, b], 0), 1e-6, "∂/∂a fd");
+        let (value, tangent) = angle_error_jvp(a, b, 0.3, -0.7);
+        assert_eq!(value.to_bits(), angle_error(a, b).to_bits());
+        assert_close(tangent, 2.0 * d * (0.3 + 0.7), 1e-12, "jvp");
+        let (_, _, _, ha, hb) = angle_error_hvp(a, b, 1.0, 0.0);
+        assert_eq!((ha, hb), (2.0, -2.0));
+        let (_, ga, gb, h) = angle_error_hessian(a, b);
+        assert_eq!((ga, gb), (da, db));
+        assert_eq!(h, [[2.0, -2.0], [-2.0, 2.0]]);
+    }
+    for (t, period) in [(7.3, 2.0), (-7.3, 2.0), (0.4, 3.0)] {
+        let q = (t / period).trunc();
+        let angle = (t - q * period) / period * TAU;
+        let (value, dt, dp) = phase_grad(t, period);
+        assert_eq!(value.to_bits(), phase(t, period).to_bits());
+        assert_close(dt, angle.cos() * TAU / period, 1e-12, "∂/∂t");
+        assert_close(
+            dp,
+            -angle.cos() * TAU * t / (period * period),
+            1e-12,
+            "∂/∂period",
+        );
+        let wrap = |p: &[f64]| phase(p[0], p[1]);
+        assert_close(
+            dp,
+            central_difference(wrap, &[t, period], 1),
+            1e-6,
+            "∂/∂period fd",
+        );
+        let (_, tangent) = phase_jvp(t, period, 1.0, 1.0);
+        assert_close(tangent, dt + dp, 1e-12, "jvp");
+        // H·e_t: the derivative of the gradient along t, against differences of _grad.
+        let (_, _, _, ht, hp) = phase_hvp(t, period, 1.0, 0.0);
+        let h = 1e-6;
+        let (_, dt_hi, dp_hi) = phase_grad(t + h, period);
+        let (_, dt_lo, dp_lo) = phase_grad(t - h, period);
+        assert_close(ht, (dt_hi - dt_lo) / (2.0 * h), 1e-6, "H·e_t, t");
+        assert_close(hp, (dp_hi - dp_lo) / (2.0 * h), 1e-6, "H·e_t, period");
+    }
 }

@@ -69,6 +69,7 @@ macro_rules! unary {
             "round" => $x.round(),
             "trunc" => $x.trunc(),
             "signum" => $x.signum(),
+            "fract" => $x.fract(),
             "to_degrees" => $x.to_degrees(),
             "to_radians" => $x.to_radians(),
             other => panic!("the engines have no operation `{other}` here"),
@@ -552,6 +553,12 @@ impl<'t> Ctx<'t> {
     pub fn trunc(&self, x: Var<'t>) -> Var<'t> {
         self.to_integer(x);
         x.trunc()
+    }
+
+    /// `x.fract()` (which jumps at the integers).
+    pub fn fract(&self, x: Var<'t>) -> Var<'t> {
+        self.to_integer(x);
+        x.fract()
     }
 
     /// `x.round()` (which jumps half-way between integers).

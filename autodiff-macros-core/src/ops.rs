@@ -152,6 +152,15 @@ pub const OPS: &[Op] = &[
         derivative: "(1/y, -x/y²)",
     },
     Op {
+        name: "rem",
+        syntax: Syntax::Operator("%"),
+        args: &[Real, Real],
+        rule: "rem",
+        rule_wrt_only: &[],
+        partials: R2,
+        derivative: "(1, -q), q = (x - r)/y the truncated quotient",
+    },
+    Op {
         name: "neg",
         syntax: Syntax::Operator("-"),
         args: &[Real],
@@ -237,6 +246,16 @@ pub const OPS: &[Op] = &[
     unary!("round", Syntax::Method, "0"),
     unary!("trunc", Syntax::Method, "0"),
     unary!("signum", Syntax::Method, "0"),
+    unary!("fract", Syntax::Method, "1"),
+    binary!(
+        "rem_euclid",
+        "(1, -q), q = (x - r)/y the Euclidean quotient"
+    ),
+    binary!("div_euclid", "(0, 0)"),
+    binary!(
+        "copysign",
+        "(1, 0) if x and y have the same sign bit, else (-1, 0)"
+    ),
 ];
 
 /// The tests of a float's class, `x.is_nan()`: `bool`s, with no derivative, allowed in

@@ -2,7 +2,7 @@
 //! for, `f64` and `f32`.
 
 use core::fmt::Debug;
-use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
+use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, Sub, SubAssign};
 
 mod sealed {
     /// Only `f64` and `f32` are [`Real`](super::Real).
@@ -50,6 +50,7 @@ pub trait Real:
     + Sub<Output = Self>
     + Mul<Output = Self>
     + Div<Output = Self>
+    + Rem<Output = Self>
     + Neg<Output = Self>
     + AddAssign
     + SubAssign
@@ -155,6 +156,51 @@ pub trait Real:
     fn to_radians(self) -> Self;
     /// `self` restricted to `[lo, hi]`.
     fn clamp(self, lo: Self, hi: Self) -> Self;
+    /// Whether the sign bit is set (`-0.0` and negative numbers).
+    fn is_sign_negative(self) -> bool;
+
+    /// `self` with the sign of `sign`, as `f64::copysign`.
+    #[inline]
+    #[must_use]
+    fn copysign(self, sign: Self) -> Self {
+        if self.is_sign_negative() == sign.is_sign_negative() {
+            self
+        } else {
+            -self
+        }
+    }
+    /// The fractional part, `self - self.trunc()`, as `f64::fract`.
+    #[inline]
+    #[must_use]
+    fn fract(self) -> Self {
+        self - self.trunc()
+    }
+    /// The least non-negative remainder of `self / m`, as `f64::rem_euclid`.
+    #[inline]
+    #[must_use]
+    fn rem_euclid(self, m: Self) -> Self {
+        let r = self % m;
+        if r < Self::ZERO {
+            r + m.abs()
+        } else {
+            r
+        }
+    }
+    /// The quotient of the Euclidean division, as `f64::div_euclid`.
+    #[inline]
+    #[must_use]
+    fn div_euclid(self, m: Self) -> Self {
+        let q = (self / m).trunc();
+        if self % m < Self::ZERO {
+            if m > Self::ZERO {
+                q - Self::ONE
+            } else {
+                q + Self::ONE
+            }
+        } else {
+            q
+        }
+    }
 }
 
 /// The items of `Real` that `core` has, the same with or without `std`.
@@ -184,6 +230,10 @@ macro_rules! real_core {
         #[inline]
         fn is_nan(self) -> bool {
             <$t>::is_nan(self)
+        }
+        #[inline]
+        fn is_sign_negative(self) -> bool {
+            <$t>::is_sign_negative(self)
         }
         #[inline]
         fn recip(self) -> Self {
@@ -337,3 +387,55 @@ real_libm!(f32 {
     powf(n) => powf, atan2(other) => atan2f, hypot(other) => hypotf,
     mul_add(a, b) => fmaf,
 });
+
+#[cfg(all(test, feature = "std"))]
+mod tests {
+    use super::Real;
+
+    /// The provided methods are `std`'s, bit for bit, on both float types: signed zeros,
+    /// infinities and `NaN` included.
+    #[test]
+    fn provided_methods_are_std_s_bit_for_bit() {
+        let xs = [
+            0.0,
+            -0.0,
+            0.3,
+            -0.3,
+            2.5,
+            -7.25,
+            1e300,
+            -1e-300,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ];
+        for &x in &xs {
+            assert_eq!(Real::fract(x).to_bits(), x.fract().to_bits(), "fract({x})");
+            assert_eq!(
+                Real::fract(x as f32).to_bits(),
+                (x as f32).fract().to_bits()
+            );
+            for &m in &xs {
+                let pairs: [(f64, f64); 3] = [
+                    (Real::rem_euclid(x, m), x.rem_euclid(m)),
+                    (Real::div_euclid(x, m), x.div_euclid(m)),
+                    (Real::copysign(x, m), x.copysign(m)),
+                ];
+                for (ours, std) in pairs {
+                    let same = ours.to_bits() == std.to_bits() || (ours.is_nan() && std.is_nan());
+                    assert!(same, "({x}, {m}): {ours} against std's {std}");
+                }
+                let (xf, mf) = (x as f32, m as f32);
+                let pairs: [(f32, f32); 3] = [
+                    (Real::rem_euclid(xf, mf), xf.rem_euclid(mf)),
+                    (Real::div_euclid(xf, mf), xf.div_euclid(mf)),
+                    (Real::copysign(xf, mf), xf.copysign(mf)),
+                ];
+                for (ours, std) in pairs {
+                    let same = ours.to_bits() == std.to_bits() || (ours.is_nan() && std.is_nan());
+                    assert!(same, "f32 ({xf}, {mf}): {ours} against std's {std}");
+                }
+            }
+        }
+    }
+}

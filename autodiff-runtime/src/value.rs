@@ -28,7 +28,9 @@ use std::cmp::Reverse;
 use std::collections::HashMap;
 use std::fmt::{self, Write as _};
 use std::iter::Sum;
-use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
+use std::ops::{
+    Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, RemAssign, Sub, SubAssign,
+};
 use std::rc::Rc;
 
 use crate::{rules, DomainError};
@@ -492,6 +494,24 @@ impl Value {
         self.binary("atan2", x, rules::atan2)
     }
 
+    /// The least non-negative remainder of `self / m`, like `f64::rem_euclid`.
+    #[must_use]
+    pub fn rem_euclid(&self, m: &Value) -> Value {
+        self.binary("rem_euclid", m, rules::rem_euclid)
+    }
+
+    /// The quotient of the Euclidean division, like `f64::div_euclid` (gradient 0).
+    #[must_use]
+    pub fn div_euclid(&self, m: &Value) -> Value {
+        self.binary("div_euclid", m, rules::div_euclid)
+    }
+
+    /// `|self|` with the sign of `sign`, like `f64::copysign` (no gradient to `sign`).
+    #[must_use]
+    pub fn copysign(&self, sign: &Value) -> Value {
+        self.binary("copysign", sign, rules::copysign)
+    }
+
     /// `self · a + b` with one rounding, like `f64::mul_add`.
     #[must_use]
     pub fn mul_add(&self, a: &Value, b: &Value) -> Value {
@@ -555,6 +575,7 @@ value_unary_methods! {
     round: "The nearest integer, half away from zero (gradient 0).";
     trunc: "The integer part (gradient 0).";
     signum: "The sign, like `f64::signum` (gradient 0).";
+    fract: "The fractional part, `self - self.trunc()` (gradient 1).";
     to_degrees: "Radians to degrees.";
     to_radians: "Degrees to radians.";
 }
@@ -675,6 +696,7 @@ value_binary_operator!(Add, add, AddAssign, add_assign, rules::add, "+");
 value_binary_operator!(Sub, sub, SubAssign, sub_assign, rules::sub, "-");
 value_binary_operator!(Mul, mul, MulAssign, mul_assign, rules::mul, "*");
 value_binary_operator!(Div, div, DivAssign, div_assign, rules::div, "/");
+value_binary_operator!(Rem, rem, RemAssign, rem_assign, rules::rem, "%");
 
 impl Sum for Value {
     /// Adds the values left to right; an empty sum is a new leaf holding 0.

@@ -62,7 +62,8 @@ pub fn every_op(x: f32, y: f32) -> f32 {
     let d = x.asinh() + (1.0 + y).acosh() + (0.5 * x).atanh() + x.cbrt() + x.exp_m1();
     let e = x.ln_1p() + x.log10() + x.log(y + 2.0) + x.max(y) + x.min(y) + x.mul_add(y, 1.0);
     let f = x.sigmoid() + (x - y).relu() + x.recip() + x.to_degrees() * 0.01;
-    a + b + c + d + e + f
+    let g = (3.0 * x) % 0.75 + (x - 2.0 * y).rem_euclid(1.3) + (4.0 * x).fract() + x.copysign(-y);
+    a + b + c + d + e + f + g
 }
 
 /// The mean squared error of a linear model on samples of run-time number: with the

@@ -95,7 +95,8 @@ fn every_op_std(p: [f64; 2]) -> f64 {
     let d = x.asinh() + (1.0 + y).acosh() + (0.5 * x).atanh() + x.cbrt() + x.exp_m1();
     let e = x.ln_1p() + x.log10() + x.log(y + 2.0) + x.max(y) + x.min(y) + x.mul_add(y, 1.0);
     let f = 1.0 / (1.0 + (-x).exp()) + (x - y).max(0.0) + x.recip() + x.to_degrees() * 0.01;
-    a + b + c + d + e + f
+    let g = (3.0 * x) % 0.75 + (x - 2.0 * y).rem_euclid(1.3) + (4.0 * x).fract() + x.copysign(-y);
+    a + b + c + d + e + f + g
 }
 
 #[test]

@@ -2,7 +2,7 @@ use autodiff::prelude::*;
 
 #[grad]
 fn f(x: f64) -> f64 {
-    x.rem_euclid(2.0) + x.sin()
+    x.midpoint(2.0) + x.sin()
 }
 
 fn main() {}

@@ -247,8 +247,8 @@ pub enum Form {
 /// Operations whose derivative jumps (or is unbounded) somewhere: on a `Tape` they go
 /// through the context, which records the distance of the point to that place.
 pub const KINKS: &[&str] = &[
-    "abs", "relu", "max", "min", "clamp", "floor", "ceil", "round", "trunc", "signum", "cbrt",
-    "atan2", "hypot",
+    "abs", "relu", "max", "min", "clamp", "floor", "ceil", "round", "trunc", "signum", "fract",
+    "cbrt", "atan2", "hypot",
 ];
 
 /// A number-valued expression.

@@ -1141,6 +1141,7 @@ fn primal_expr(real: Float, op: &crate::ops::Op, values: &[TokenStream]) -> Toke
                 "+" => quote!(+),
                 "-" => quote!(-),
                 "*" => quote!(*),
+                "%" => quote!(%),
                 _ => quote!(/),
             };
             match values {

@@ -338,15 +338,18 @@ impl Lowering {
             BinOp::Mul(_) => "*",
             BinOp::Div(_) => "/",
             BinOp::Rem(_) => {
-                // Integer remainder for indices; on f64 it is not differentiable here.
+                // A remainder of numbers is the table's `rem`; of integers, index
+                // arithmetic.
                 let lhs = self.expr(&binary.left);
                 let rhs = self.expr(&binary.right);
                 if self.nodes[lhs].num == Num::Real || self.nodes[rhs].num == Num::Real {
-                    return self.error(
-                        binary.op,
-                        "`%` is supported on integers (indices) only; #[grad] does not \
-                         differentiate `f64` remainders",
-                    );
+                    return match ops::operator("%", 2) {
+                        Some(op) => {
+                            let exprs = [&*binary.left, &*binary.right];
+                            self.op(op, vec![lhs, rhs], &exprs, binary.op.span())
+                        }
+                        None => self.poisoned(binary.op.span()),
+                    };
                 }
                 let op = binary.op.to_token_stream();
                 let num = self.int_num(lhs, rhs);
@@ -386,7 +389,7 @@ impl Lowering {
                 return self.error(
                     binary.op,
                     "this operator is not supported by #[grad]; \
-                     supported: `+ - * /`, unary `-`, `+= -= *= /=`, comparisons, `&&`, `||`",
+                     supported: `+ - * / %`, unary `-`, `+= -= *= /= %=`, comparisons, `&&`, `||`",
                 )
             }
         };

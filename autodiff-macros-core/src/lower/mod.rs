@@ -620,6 +620,7 @@ fn compound_operator(op: &BinOp) -> Option<&'static str> {
         BinOp::SubAssign(_) => Some("-"),
         BinOp::MulAssign(_) => Some("*"),
         BinOp::DivAssign(_) => Some("/"),
+        BinOp::RemAssign(_) => Some("%"),
         _ => None,
     }
 }

@@ -390,6 +390,57 @@ pub fn signum<R: Real>(x: R) -> (R, R) {
     (x.signum(), R::ZERO)
 }
 
+/// The quotient `q` of `x = q·m + r` for a remainder `r`: an integer, computed as
+/// `(x - r) / m` rounded to the nearest one, so that the rounding of the division does not
+/// leave it a bit off. `0 - q` is then the remainder's partial with respect to `m`.
+#[inline]
+fn quotient<R: Real>(x: R, m: R, r: R) -> R {
+    ((x - r) / m).round()
+}
+
+/// `x % m`, the remainder of the division truncated toward zero (of `x`'s sign).
+/// Partials: `(1, -q)` with `q` the quotient, since `r = x - q·m` with `q` constant between
+/// the jumps.
+#[inline]
+#[must_use]
+pub fn rem<R: Real>(x: R, m: R) -> (R, R, R) {
+    let r = x % m;
+    (r, R::ONE, R::ZERO - quotient(x, m, r))
+}
+
+/// `x.rem_euclid(m)`, the least non-negative remainder. Partials: `(1, -q)` with `q` the
+/// Euclidean quotient, as for [`rem`].
+#[inline]
+#[must_use]
+pub fn rem_euclid<R: Real>(x: R, m: R) -> (R, R, R) {
+    let r = x.rem_euclid(m);
+    (r, R::ONE, R::ZERO - quotient(x, m, r))
+}
+
+/// `x.div_euclid(m)`. Partials: `(0, 0)` (piecewise constant).
+#[inline]
+#[must_use]
+pub fn div_euclid<R: Real>(x: R, m: R) -> (R, R, R) {
+    (x.div_euclid(m), R::ZERO, R::ZERO)
+}
+
+/// `x.fract()` = `x - x.trunc()`. Partial: 1.
+#[inline]
+#[must_use]
+pub fn fract<R: Real>(x: R) -> (R, R) {
+    (x.fract(), R::ONE)
+}
+
+/// `x.copysign(s)`: `|x|` with the sign of `s`. Partials: `(±1, 0)`, `1` where `x` and `s`
+/// have the same sign bit (the value is `x`), `-1` where they differ (it is `-x`).
+#[inline]
+#[must_use]
+pub fn copysign<R: Real>(x: R, s: R) -> (R, R, R) {
+    let same = x.is_sign_negative() == s.is_sign_negative();
+    let partial = if same { R::ONE } else { R::ZERO - R::ONE };
+    (x.copysign(s), partial, R::ZERO)
+}
+
 /// `x.to_degrees()`. Partial: `180/π`.
 #[inline]
 #[must_use]

@@ -160,6 +160,11 @@ f64_rules! {
     round(x: f64) -> (f64, f64);
     trunc(x: f64) -> (f64, f64);
     signum(x: f64) -> (f64, f64);
+    rem(x: f64, m: f64) -> (f64, f64, f64);
+    rem_euclid(x: f64, m: f64) -> (f64, f64, f64);
+    div_euclid(x: f64, m: f64) -> (f64, f64, f64);
+    fract(x: f64) -> (f64, f64);
+    copysign(x: f64, s: f64) -> (f64, f64, f64);
     to_degrees(x: f64) -> (f64, f64);
     to_radians(x: f64) -> (f64, f64);
     clamp(x: f64, lo: f64, hi: f64) -> (f64, f64, f64, f64);

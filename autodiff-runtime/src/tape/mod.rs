@@ -21,7 +21,9 @@ mod second;
 
 use std::cell::RefCell;
 use std::fmt;
-use std::ops::{Add, AddAssign, Div, DivAssign, Index, Mul, MulAssign, Neg, Sub, SubAssign};
+use std::ops::{
+    Add, AddAssign, Div, DivAssign, Index, Mul, MulAssign, Neg, Rem, RemAssign, Sub, SubAssign,
+};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::rules;
@@ -665,6 +667,26 @@ impl<'t> Var<'t> {
         )
     }
 
+    /// The least non-negative remainder of `self / m`, like `f64::rem_euclid`: `self - q·m`
+    /// with the quotient `q` constant between its jumps.
+    #[must_use]
+    pub fn rem_euclid(self, m: impl Into<Operand<'t>>) -> Var<'t> {
+        self.binary(m.into(), rules::rem_euclid, BinaryOps::LINEAR)
+    }
+
+    /// The quotient of the Euclidean division, like `f64::div_euclid` (derivative 0).
+    #[must_use]
+    pub fn div_euclid(self, m: impl Into<Operand<'t>>) -> Var<'t> {
+        self.binary(m.into(), rules::div_euclid, BinaryOps::LINEAR)
+    }
+
+    /// `|self|` with the sign of `sign`, like `f64::copysign`: `±self`, and no derivative
+    /// with respect to `sign`.
+    #[must_use]
+    pub fn copysign(self, sign: impl Into<Operand<'t>>) -> Var<'t> {
+        self.binary(sign.into(), rules::copysign, BinaryOps::LINEAR)
+    }
+
     /// `self · a + b` with one rounding, like `f64::mul_add`.
     #[must_use]
     pub fn mul_add(self, a: impl Into<Operand<'t>>, b: impl Into<Operand<'t>>) -> Var<'t> {
@@ -724,6 +746,7 @@ var_unary_methods! {
     round(Op::Linear): "The nearest integer, half away from zero (derivative 0).";
     trunc(Op::Linear): "The integer part (derivative 0).";
     signum(Op::Linear): "The sign, like `f64::signum` (derivative 0).";
+    fract(Op::Linear): "The fractional part, `self - self.trunc()` (derivative 1).";
     to_degrees(Op::Linear): "Radians to degrees.";
     to_radians(Op::Linear): "Degrees to radians.";
 }
@@ -786,6 +809,15 @@ var_binary_operator!(
 );
 var_binary_operator!(Mul, mul, MulAssign, mul_assign, rules::mul, BinaryOps::MUL);
 var_binary_operator!(Div, div, DivAssign, div_assign, rules::div, BinaryOps::DIV);
+// `x % m` is `x - q·m` with `q` constant between its jumps: no second derivative.
+var_binary_operator!(
+    Rem,
+    rem,
+    RemAssign,
+    rem_assign,
+    rules::rem,
+    BinaryOps::LINEAR
+);
 
 /// The adjoint of every node of a [`Tape`] from one reverse sweep ([`Var::gradient`]):
 /// the partial derivative of the output with respect to each node.

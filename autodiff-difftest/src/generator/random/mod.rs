@@ -169,6 +169,7 @@ const UNARY_ANY: &[&str] = &[
     "round",
     "trunc",
     "signum",
+    "fract",
     "to_radians",
     "cbrt",
 ];

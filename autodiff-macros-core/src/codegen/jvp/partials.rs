@@ -142,7 +142,18 @@ pub fn expression(
         ("mul_add", 0) => arg(1),
         ("mul_add", 1) => x.clone(),
         ("mul_add", _) => quote!(1.0),
-        ("floor" | "ceil" | "round" | "trunc" | "signum", _) => quote!(0.0),
+        ("floor" | "ceil" | "round" | "trunc" | "signum" | "div_euclid", _) => quote!(0.0),
+        ("rem" | "rem_euclid" | "fract", 0) => quote!(1.0),
+        // `r = x - q·m`: the quotient `(x - r)/m`, rounded to the integer it is.
+        ("rem" | "rem_euclid", _) => {
+            let m = arg(1);
+            quote!((0.0 - ((#x - #y) / #m).round()))
+        }
+        ("copysign", 0) => {
+            let sign = arg(1);
+            quote!((if #x.is_sign_negative() == #sign.is_sign_negative() { 1.0 } else { -1.0 }))
+        }
+        ("copysign", _) => quote!(0.0),
         ("to_degrees", _) => {
             let pi = constant(float, "PI");
             quote!((180.0 / #pi))

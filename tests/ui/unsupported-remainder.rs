@@ -1,8 +1,0 @@
-use autodiff::prelude::*;
-
-#[grad]
-fn f(x: f64) -> f64 {
-    x % 2.0
-}
-
-fn main() {}
