@@ -555,6 +555,13 @@ impl<'t> Ctx<'t> {
         x.trunc()
     }
 
+    /// `x % m` (which jumps where `x/m` is an integer, `x` apart from 0; noted there too).
+    pub fn rem(&self, x: Var<'t>, m: Var<'t>) -> Var<'t> {
+        let (a, b) = (x.value(), m.value());
+        self.note_at(a - b * (a / b).round(), x, Some(m));
+        x % m
+    }
+
     /// `x.fract()` (which jumps at the integers).
     pub fn fract(&self, x: Var<'t>) -> Var<'t> {
         self.to_integer(x);
@@ -784,6 +791,7 @@ impl<'t> Engine for TapeEngine<'t> {
             "min" => x.min(args[1]),
             "hypot" => x.hypot(args[1]),
             "atan2" => x.atan2(args[1]),
+            "rem" => x % args[1],
             "mul_add" => x.mul_add(args[1], args[2]),
             "clamp" => x.clamp(args[1].value(), args[2].value()),
             "ln" => x.ln(),
@@ -827,6 +835,7 @@ impl Engine for ValueEngine {
             "min" => x.min(&args[1]),
             "hypot" => x.hypot(&args[1]),
             "atan2" => x.atan2(&args[1]),
+            "rem" => x % &args[1],
             "mul_add" => x.mul_add(&args[1], &args[2]),
             "clamp" => x.clamp(args[1].data(), args[2].data()),
             "ln" => x.log().expect("ln of a positive number"),

@@ -248,7 +248,7 @@ pub enum Form {
 /// through the context, which records the distance of the point to that place.
 pub const KINKS: &[&str] = &[
     "abs", "relu", "max", "min", "clamp", "floor", "ceil", "round", "trunc", "signum", "fract",
-    "cbrt", "atan2", "hypot",
+    "rem", "cbrt", "atan2", "hypot",
 ];
 
 /// A number-valued expression.

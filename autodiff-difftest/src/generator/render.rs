@@ -327,7 +327,14 @@ impl Writer {
             if KINKS.contains(&name) && !args.iter().all(is_constant) {
                 return format!("t.{name}({})", rendered.join(", "));
             }
+            if name == "rem" {
+                return format!("({} % {})", rendered[0], rendered[1]);
+            }
             return format!("{}.{name}({})", rendered[0], rendered[1..].join(", "));
+        }
+        if name == "rem" {
+            // The table's `rem` is the operator `%`.
+            return format!("({} % {})", self.expr(&args[0]), self.expr(&args[1]));
         }
         match form {
             Form::Method => format!("{}.{name}({})", rendered[0], rendered[1..].join(", ")),

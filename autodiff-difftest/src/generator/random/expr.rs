@@ -250,9 +250,14 @@ impl Gen {
                 self.op("log", vec![a, b])
             }
             73..=80 => {
-                let name = self.pick(&["atan2", "max", "min", "hypot", "max", "min"]);
+                let name = self.pick(&["atan2", "max", "min", "hypot", "max", "min", "rem"]);
                 let a = self.expr(d);
-                let b = self.expr(d);
+                let b = if name == "rem" {
+                    // A remainder by a constant modulus, as angles and phases wrap.
+                    Expr::Lit(self.pick(&["0.7", "1.3", "2.5"]).into())
+                } else {
+                    self.expr(d)
+                };
                 self.op(name, vec![a, b])
             }
             81..=82 => {
