@@ -627,3 +627,44 @@ fn f32_gradients_do_not_allocate_after_the_first_call() {
     .join()
     .expect("the measuring thread");
 }
+
+/// Residuals collected from a chain over two slices (`xs.iter().zip(ys).map(…).collect()`).
+#[grad(jacobian, wrt(b))]
+fn collected_residuals(b: [f64; 2], xs: &[f64], ys: &[f64]) -> Vec<f64> {
+    xs.iter()
+        .zip(ys)
+        .map(|(&x, &y)| b[0] * (1.0 - (-b[1] * x).exp()) - y)
+        .collect()
+}
+
+/// A vector collected from a chain whose length is known before the loop (slices, `zip`,
+/// `map`) is allocated once at that length, as `collect` allocates it, never grown: the
+/// original makes one allocation, `_jvp` two (the value and its tangent) and `_jacobian`
+/// three (and the rows), whatever the number of residuals.
+#[test]
+fn collected_vectors_are_allocated_once() {
+    std::thread::spawn(|| {
+        for n in [3, 250, 10_000] {
+            let xs: Vec<f64> = (0..n).map(|i| 0.01 * f64::from(i)).collect();
+            let ys: Vec<f64> = xs.iter().map(|x| 2.0 * x).collect();
+            let b = [1.5, 0.3];
+            let (original, r) = allocations_in(|| collected_residuals(black_box(b), &xs, &ys));
+            let (jvp, (value, tangent)) =
+                allocations_in(|| collected_residuals_jvp(black_box(b), &xs, &ys, [1.0, 0.0]));
+            let (jacobian, (_, j)) =
+                allocations_in(|| collected_residuals_jacobian(black_box(b), &xs, &ys));
+            assert_eq!((original, jvp, jacobian), (1, 2, 3), "{n} residuals");
+            assert_eq!(
+                (r.len(), value.len(), j.len()),
+                (n as usize, n as usize, n as usize)
+            );
+            // Along b₀ the tangent is the first column: 1 − e^(−b₁x).
+            for ((t, row), x) in tangent.iter().zip(&j).zip(&xs) {
+                assert_eq!(*t, row[0]);
+                assert!((t - (1.0 - (-0.3 * x).exp())).abs() < 1e-15);
+            }
+        }
+    })
+    .join()
+    .expect("the measuring thread");
+}

@@ -122,12 +122,15 @@ impl Lowering {
             expr => {
                 let statements: Vec<syn::Stmt> = match map_collect(expr) {
                     // `xs.iter().map(|x| f(x)).collect()`: the loop that pushes each value.
-                    Some((items, pat, value)) => syn::parse_quote! {
-                        let mut #output = Vec::new();
-                        for #pat in #items {
-                            #output.push(#value);
+                    Some((items, pat, value)) => {
+                        let new = self.collected_vec(items);
+                        syn::parse_quote! {
+                            let mut #output = #new;
+                            for #pat in #items {
+                                #output.push(#value);
+                            }
                         }
-                    },
+                    }
                     None => syn::parse_quote!(let #output = #expr;),
                 };
                 let errors = self.errors.count();

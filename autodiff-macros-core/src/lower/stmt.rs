@@ -527,8 +527,9 @@ impl Lowering {
                 if init.diverge.is_none() && name.by_ref.is_none() && name.subpat.is_none() {
                     let ident = &name.ident;
                     let statements: Vec<syn::Stmt> = if self.loop_bodies == 0 {
+                        let new = self.collected_vec(items);
                         syn::parse_quote! {
-                            let mut #ident = Vec::new();
+                            let mut #ident = #new;
                             for #item in #items {
                                 #ident.push(#value);
                             }
@@ -1202,6 +1203,49 @@ pub(super) fn map_collect(expr: &Expr) -> Option<(&Expr, &Pat, &Expr)> {
         pat => pat,
     };
     Some((&map.receiver, pat, &closure.body))
+}
+
+impl Lowering {
+    /// The vector that `items.map(…).collect()` pushes into: `Vec::with_capacity(n)` where
+    /// the number of items is known before the loop (see [`Self::exact_len`]), so that
+    /// pushing never reallocates, as `collect` itself does not; else `Vec::new()`.
+    pub(super) fn collected_vec(&self, items: &Expr) -> Expr {
+        match self.exact_len(items) {
+            Some(len) => syn::parse_quote!(Vec::with_capacity(#len)),
+            None => syn::parse_quote!(Vec::new()),
+        }
+    }
+
+    /// The number of items of an iterator chain, as an expression of `len()`s: slices named
+    /// by a variable (`xs`, `&xs`, `xs.iter()`), `zip` of two such chains (the shorter),
+    /// and the adapters that keep the number (`map`, `enumerate`, `rev`, `copied`,
+    /// `cloned`). `None` for anything else (`filter`, a range, an array).
+    fn exact_len(&self, items: &Expr) -> Option<TokenStream> {
+        let slice = |e: &Expr| -> Option<TokenStream> {
+            let Expr::Path(path) = strip_expr(e) else {
+                return None;
+            };
+            let ident = path.path.get_ident()?;
+            let var = self.scopes.lookup(ident)?;
+            self.vars[var].slice.then(|| quote!(#ident.len()))
+        };
+        match strip_expr(items) {
+            Expr::Reference(reference) => slice(&reference.expr),
+            Expr::MethodCall(call) => match (call.method.to_string().as_str(), call.args.len()) {
+                ("iter", 0) => slice(&call.receiver),
+                ("map", 1) | ("enumerate" | "rev" | "copied" | "cloned", 0) => {
+                    self.exact_len(&call.receiver)
+                }
+                ("zip", 1) => {
+                    let a = self.exact_len(&call.receiver)?;
+                    let b = self.exact_len(&call.args[0])?;
+                    Some(quote!(#a.min(#b)))
+                }
+                _ => None,
+            },
+            e => slice(e),
+        }
+    }
 }
 
 /// `xs` of `xs.iter()`, `&xs` or `xs` (a slice named by a variable): the items of a
