@@ -392,6 +392,29 @@ real_libm!(f32 {
 mod tests {
     use super::Real;
 
+    /// Compares the provided methods with `std`'s on every pair of `xs`, as `$t`.
+    macro_rules! against_std {
+        ($t:ty, $xs:expr) => {
+            for &x in &$xs {
+                let x = x as $t;
+                assert_eq!(Real::fract(x).to_bits(), x.fract().to_bits(), "fract({x})");
+                for &m in &$xs {
+                    let m = m as $t;
+                    let pairs: [($t, $t); 3] = [
+                        (Real::rem_euclid(x, m), x.rem_euclid(m)),
+                        (Real::div_euclid(x, m), x.div_euclid(m)),
+                        (Real::copysign(x, m), x.copysign(m)),
+                    ];
+                    for (ours, std) in pairs {
+                        let same =
+                            ours.to_bits() == std.to_bits() || (ours.is_nan() && std.is_nan());
+                        assert!(same, "({x}, {m}): {ours} against std's {std}");
+                    }
+                }
+            }
+        };
+    }
+
     /// The provided methods are `std`'s, bit for bit, on both float types: signed zeros,
     /// infinities and `NaN` included.
     #[test]
@@ -409,33 +432,7 @@ mod tests {
             f64::NEG_INFINITY,
             f64::NAN,
         ];
-        for &x in &xs {
-            assert_eq!(Real::fract(x).to_bits(), x.fract().to_bits(), "fract({x})");
-            assert_eq!(
-                Real::fract(x as f32).to_bits(),
-                (x as f32).fract().to_bits()
-            );
-            for &m in &xs {
-                let pairs: [(f64, f64); 3] = [
-                    (Real::rem_euclid(x, m), x.rem_euclid(m)),
-                    (Real::div_euclid(x, m), x.div_euclid(m)),
-                    (Real::copysign(x, m), x.copysign(m)),
-                ];
-                for (ours, std) in pairs {
-                    let same = ours.to_bits() == std.to_bits() || (ours.is_nan() && std.is_nan());
-                    assert!(same, "({x}, {m}): {ours} against std's {std}");
-                }
-                let (xf, mf) = (x as f32, m as f32);
-                let pairs: [(f32, f32); 3] = [
-                    (Real::rem_euclid(xf, mf), xf.rem_euclid(mf)),
-                    (Real::div_euclid(xf, mf), xf.div_euclid(mf)),
-                    (Real::copysign(xf, mf), xf.copysign(mf)),
-                ];
-                for (ours, std) in pairs {
-                    let same = ours.to_bits() == std.to_bits() || (ours.is_nan() && std.is_nan());
-                    assert!(same, "f32 ({xf}, {mf}): {ours} against std's {std}");
-                }
-            }
-        }
+        against_std!(f64, xs);
+        against_std!(f32, xs);
     }
 }
