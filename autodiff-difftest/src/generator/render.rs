@@ -323,18 +323,15 @@ impl Writer {
         } else {
             rendered[0] = self.root(&args[0]);
         }
-        if self.tape() {
-            if KINKS.contains(&name) && !args.iter().all(is_constant) {
-                return format!("t.{name}({})", rendered.join(", "));
-            }
-            if name == "rem" {
-                return format!("({} % {})", rendered[0], rendered[1]);
-            }
-            return format!("{}.{name}({})", rendered[0], rendered[1..].join(", "));
+        if self.tape() && KINKS.contains(&name) && !args.iter().all(is_constant) {
+            return format!("t.{name}({})", rendered.join(", "));
         }
         if name == "rem" {
-            // The table's `rem` is the operator `%`.
+            // The table's `rem` is the operator `%`, on every engine.
             return format!("({} % {})", self.expr(&args[0]), self.expr(&args[1]));
+        }
+        if self.tape() {
+            return format!("{}.{name}({})", rendered[0], rendered[1..].join(", "));
         }
         match form {
             Form::Method => format!("{}.{name}({})", rendered[0], rendered[1..].join(", ")),
